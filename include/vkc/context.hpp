@@ -1,0 +1,159 @@
+// vkcollectives: the host runtime. A Context owns a Vulkan instance, device and queue, creates
+// pipelines from the embedded modules (cached per module and work-group shape), and runs them.
+//
+//   vkc::Context ctx;                                   // picks a device (see ContextOptions::device)
+//   std::vector<uint32_t> items = {3, 1, 7, 0, 4, 1, 6, 3};
+//   auto sums = ctx.run(vkc::WorkgroupRequest{vkc::Collective::scan_inclusive, vkc::Type::u32,
+//                                             vkc::Op::add, {8}}, items);
+//   // sums == {3, 4, 11, 11, 15, 16, 22, 25}
+//
+// Not thread safe: use one Context per thread. Buffers must not outlive their Context.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkc/modules.hpp"
+#include "vkc/types.hpp"
+
+namespace vkc {
+
+struct DeviceInfo {
+    uint32_t index = 0;                 // position in the instance's device list (VKC_DEVICE=<index>)
+    std::string name;                   // VkPhysicalDeviceProperties::deviceName
+    std::string driver;                 // driver name and info where the device reports them
+    VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+    uint32_t api_version = 0;
+    uint32_t subgroup_size = 0;         // default subgroup size in compute
+    uint32_t min_subgroup_size = 0;     // range the device may use (equal to subgroup_size without
+    uint32_t max_subgroup_size = 0;     // VK_EXT_subgroup_size_control)
+    Feature features = Feature::none;   // what of vkc::Feature the device supports
+    uint32_t max_workgroup_invocations = 0;
+    uint32_t max_workgroup_size[3] = {0, 0, 0};
+    uint32_t max_workgroup_count[3] = {0, 0, 0};
+    uint32_t max_shared_memory = 0;     // bytes
+    uint64_t max_storage_buffer_range = 0;
+    std::string type_name() const;      // "discrete GPU", "CPU", ...
+};
+
+// Lists the Vulkan devices (creates a temporary instance). Throws Error when no Vulkan loader exists.
+std::vector<DeviceInfo> list_devices();
+
+struct ContextOptions {
+    // Which device: its index in list_devices() ("1") or part of its name ("llvmpipe"), any case.
+    // Empty (default): the VKC_DEVICE environment variable, else a discrete GPU, else an integrated
+    // GPU, else whatever exists (lavapipe included).
+    std::string device;
+    // Enable VK_LAYER_KHRONOS_validation when installed and count its warnings and errors.
+    // Default off; VKC_VALIDATION=1 turns it on too.
+    bool validation = false;
+    // Never use subgroup modules, as on a device without subgroup arithmetic. Default off;
+    // VKC_SHARED_MEMORY_ONLY=1 turns it on too.
+    bool shared_memory_only = false;
+    // Treat these features as missing, as on a device without them (tests use it to reach the
+    // fallback and error paths on a device that has everything). Default none.
+    Feature hide_features = Feature::none;
+};
+
+// A device-local storage buffer. Move only; destroy before its Context.
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(Buffer&&) noexcept;
+    Buffer& operator=(Buffer&&) noexcept;
+    ~Buffer();
+    uint64_t size() const { return size_; }
+    VkBuffer handle() const { return buffer_; }
+
+private:
+    friend class Context;
+    struct Owner;
+    Owner* owner_ = nullptr;
+    VkBuffer buffer_ = VK_NULL_HANDLE;
+    VkDeviceMemory memory_ = VK_NULL_HANDLE;
+    void* mapped_ = nullptr; // set when the memory is host visible and coherent
+    uint64_t size_ = 0;
+    void release();
+};
+
+// Source of a broadcast: a linear local id (dims 1), or (x, y) / (x, y, z) coordinates (dims 2 / 3).
+struct BroadcastSource {
+    uint32_t dims = 1;
+    uint32_t id[3] = {0, 0, 0};
+    uint64_t linear(const WorkgroupShape&) const;
+};
+
+// One collective applied to every work-group of a buffer: items [g*size, (g+1)*size) form work-group g,
+// and the last group is short when count is not a multiple of size (its collectives cover its own items).
+struct WorkgroupRequest {
+    Collective collective = Collective::reduce;
+    Type type = Type::u32;     // item type; all/any read uint32 predicates (non-zero is true) whatever this says
+    Op op = Op::add;           // reduce and scans only
+    WorkgroupShape shape;      // work-group size, 1D to 3D
+    uint64_t count = 0;        // items; 0 means the whole input in the convenience overload of run()
+    BroadcastSource source;    // broadcast only
+};
+
+class Context {
+public:
+    explicit Context(const ContextOptions& options = {});
+    ~Context();
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+
+    const DeviceInfo& device() const;
+    bool validation_enabled() const;
+    uint64_t validation_messages() const;      // warnings and errors seen so far
+    std::string last_validation_message() const;
+
+    // The module that runs this collective on this device: the subgroup path when the device supports
+    // it for the type, else the shared-memory path. Throws UnsupportedError naming what is missing.
+    const ModuleInfo& select_module(Collective, Type, Op) const;
+
+    // Whether the device packs the invocations of this shape into subgroups in local-index order
+    // (subgroup s holds indices [s*S, (s+1)*S)), as the subgroup path of reduce and scans needs.
+    // Found once per shape by running a probe module; false where the device has no subgroups.
+    bool subgroups_packed(const WorkgroupShape& shape);
+
+    Buffer create_buffer(uint64_t bytes);
+    void upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t dst_offset = 0);
+    void download(const Buffer& src, void* dst, uint64_t bytes, uint64_t src_offset = 0);
+
+    // Runs the collective over request.count items of `input`, writing the same count to `output`
+    // (which may be `input`). Nothing past the count is written. Throws Error on bad input.
+    void run(const WorkgroupRequest& request, const Buffer& input, Buffer& output);
+
+    // Convenience: upload, run over every item, download. T is the host type of request.type
+    // (vkc::half, int32_t, uint32_t, int64_t, uint64_t, float, double).
+    template <class T>
+    std::vector<T> run(WorkgroupRequest request, std::span<const T> items) {
+        check_host_type(request, sizeof(T));
+        request.count = items.size();
+        uint64_t bytes = uint64_t(items.size()) * sizeof(T);
+        Buffer buffer = create_buffer(bytes);
+        upload(buffer, items.data(), bytes);
+        run(request, buffer, buffer);
+        std::vector<T> out(items.size());
+        download(buffer, out.data(), bytes);
+        return out;
+    }
+    template <class T>
+    std::vector<T> run(const WorkgroupRequest& request, const std::vector<T>& items) {
+        return run(request, std::span<const T>(items));
+    }
+
+    struct Impl;
+
+private:
+    void dispatch(const ModuleInfo&, const WorkgroupShape&, bool packed, const ModuleParams&, const Buffer& input,
+                  Buffer& output, uint64_t bytes, uint32_t grid_x, uint32_t grid_y);
+    void check_host_type(const WorkgroupRequest&, size_t host_size) const;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace vkc

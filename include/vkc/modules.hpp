@@ -1,0 +1,56 @@
+// vkcollectives: the embedded SPIR-V modules and what an engine needs to build a pipeline from one.
+//
+// Every module shares one interface, so one descriptor-set layout and pipeline layout serve them all:
+//   set 0, binding 0: storage buffer, the input items (read only)
+//   set 0, binding 1: storage buffer, the output items (written only where the item is live)
+//   push constants: ModuleParams below, 32 bytes, compute stage
+//   specialization constants 0, 1, 2: work-group size x, y, z (uint32)
+//   specialization constant 3 (reduce and scans): VkBool32, true where the device packs invocations
+//     into subgroups in local-index order at this shape (Context::subgroups_packed); false makes
+//     them use shared memory only
+// Shared memory: (max_workgroup_size + 1) items for reduce and scans, one item for broadcast, one uint
+// for all/any.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "vkc/types.hpp"
+
+namespace vkc {
+
+struct ModuleParams {
+    uint32_t count;        // live items; the last group is short when count is not a multiple of its size
+    uint32_t group_count;  // work-groups holding items: ceil(count / size)
+    uint32_t source_dims;  // broadcast: 1, 2 or 3 coordinates in source; ignored otherwise
+    uint32_t reserved;     // 0
+    uint32_t source[4];    // broadcast: local id (x, y, z) of the source invocation
+};
+static_assert(sizeof(ModuleParams) == 32);
+
+constexpr uint32_t module_input_binding = 0;
+constexpr uint32_t module_output_binding = 1;
+constexpr uint32_t module_spec_workgroup_size_x = 0; // then y = 1, z = 2
+constexpr uint32_t module_spec_subgroups_packed = 3;
+constexpr uint32_t module_push_constant_bytes = sizeof(ModuleParams);
+
+struct ModuleInfo {
+    const char* name;       // e.g. "scan_inclusive_add_uint_subgroup"
+    Collective collective;
+    Type type;              // item type; all/any read uint predicates
+    Op op;                  // add for collectives without an operator
+    Path path;
+    Feature required;       // what the device must support to run it
+    uint32_t max_workgroup_size; // invocations its shared scratch is sized for
+    const uint32_t* code;   // SPIR-V 1.3 words, entry point "main"
+    size_t code_bytes;
+};
+
+// Every module the build made, in the order of shaders/variants.txt.
+std::span<const ModuleInfo> modules();
+
+// Shared memory (bytes) a module uses.
+size_t shared_memory_bytes(const ModuleInfo&);
+
+} // namespace vkc

@@ -1,0 +1,795 @@
+// The host runtime: instance and device creation, buffers, pipelines and dispatch.
+// Vulkan device functions go through a private VolkDeviceTable, so an engine's own loader setup
+// (volk's globals, or the loader's exports) is never touched for device-level calls.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include "volk_private.hpp"
+#include "vkc/context.hpp"
+
+namespace vkc {
+namespace {
+
+void check(VkResult result, const char* what) {
+    if (result != VK_SUCCESS) {
+        throw Error(std::string(what) + " failed with VkResult " + std::to_string(int(result)));
+    }
+}
+
+bool env_flag(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+void load_vulkan() {
+    static std::once_flag once;
+    static VkResult result = VK_ERROR_INITIALIZATION_FAILED;
+    std::call_once(once, [] { result = volkInitialize(); });
+    if (result != VK_SUCCESS) {
+        throw Error("no Vulkan loader: libvulkan.so.1 was not found (Debian: apt-get install libvulkan1)");
+    }
+}
+
+bool has_extension(const std::vector<VkExtensionProperties>& list, const char* name) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
+
+std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice pd) {
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> list(n);
+    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, list.data());
+    return list;
+}
+
+// Feature structs queried and then enabled as they are: what the device has of them, we use.
+struct DeviceFeatureChain {
+    VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceShaderFloat16Int8Features float16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures extended{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
+    std::vector<const char*> extensions; // device extensions these structs need on a Vulkan 1.1 device
+
+    // Builds the chain from what the device knows about, so no struct it cannot parse is passed.
+    DeviceFeatureChain(VkPhysicalDevice pd, uint32_t api_version) {
+        auto exts = device_extensions(pd);
+        bool v12 = api_version >= VK_API_VERSION_1_2;
+        core.pNext = &storage16;
+        void** tail = &storage16.pNext;
+        if (v12 || has_extension(exts, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) {
+            *tail = &float16;
+            tail = &float16.pNext;
+            if (!v12) extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+        }
+        if (v12 || has_extension(exts, VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME)) {
+            *tail = &extended;
+            tail = &extended.pNext;
+            if (!v12) extensions.push_back(VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME);
+        }
+        vkGetPhysicalDeviceFeatures2(pd, &core);
+    }
+    DeviceFeatureChain(const DeviceFeatureChain&) = delete;
+};
+
+DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
+    DeviceInfo info;
+    info.index = index;
+    auto exts = device_extensions(pd);
+    VkPhysicalDeviceProperties base{};
+    vkGetPhysicalDeviceProperties(pd, &base);
+    bool v12 = base.apiVersion >= VK_API_VERSION_1_2;
+    bool v13 = base.apiVersion >= VK_API_VERSION_1_3;
+
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceSubgroupSizeControlProperties size_control{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    props.pNext = &subgroup;
+    void** tail = &subgroup.pNext;
+    bool has_size_control = v13 || has_extension(exts, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+    if (has_size_control) {
+        *tail = &size_control;
+        tail = &size_control.pNext;
+    }
+    bool has_driver = v12 || has_extension(exts, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+    if (has_driver) {
+        *tail = &driver;
+        tail = &driver.pNext;
+    }
+    vkGetPhysicalDeviceProperties2(pd, &props);
+
+    info.name = base.deviceName;
+    info.driver = has_driver ? std::string(driver.driverName) + " " + driver.driverInfo : "unknown driver";
+    info.type = base.deviceType;
+    info.api_version = base.apiVersion;
+    info.subgroup_size = subgroup.subgroupSize;
+    info.min_subgroup_size = has_size_control ? size_control.minSubgroupSize : subgroup.subgroupSize;
+    info.max_subgroup_size = has_size_control ? size_control.maxSubgroupSize : subgroup.subgroupSize;
+    info.max_workgroup_invocations = base.limits.maxComputeWorkGroupInvocations;
+    for (int i = 0; i < 3; ++i) {
+        info.max_workgroup_size[i] = base.limits.maxComputeWorkGroupSize[i];
+        info.max_workgroup_count[i] = base.limits.maxComputeWorkGroupCount[i];
+    }
+    info.max_shared_memory = base.limits.maxComputeSharedMemorySize;
+    info.max_storage_buffer_range = base.limits.maxStorageBufferRange;
+
+    Feature f = Feature::none;
+    if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
+        if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) f = f | Feature::subgroup_basic;
+        if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_VOTE_BIT) f = f | Feature::subgroup_vote;
+        if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) f = f | Feature::subgroup_arithmetic;
+    }
+    DeviceFeatureChain chain(pd, base.apiVersion);
+    if (chain.extended.shaderSubgroupExtendedTypes) f = f | Feature::subgroup_extended_types;
+    if (chain.float16.shaderFloat16) f = f | Feature::shader_float16;
+    if (chain.storage16.storageBuffer16BitAccess) f = f | Feature::storage_buffer_16bit;
+    if (chain.core.features.shaderInt64) f = f | Feature::shader_int64;
+    if (chain.core.features.shaderFloat64) f = f | Feature::shader_float64;
+    info.features = f;
+    return info;
+}
+
+VkInstance create_instance(bool want_validation, bool& validation_on) {
+    load_vulkan();
+    uint32_t loader_version = volkGetInstanceVersion();
+    if (loader_version < VK_API_VERSION_1_1) {
+        throw UnsupportedError("the Vulkan loader offers only Vulkan 1.0; vkcollectives needs 1.1");
+    }
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "vkcollectives";
+    app.apiVersion = std::min(loader_version, uint32_t(VK_API_VERSION_1_3));
+
+    std::vector<const char*> layers, extensions;
+    validation_on = false;
+    if (want_validation) {
+        uint32_t n = 0;
+        vkEnumerateInstanceLayerProperties(&n, nullptr);
+        std::vector<VkLayerProperties> available(n);
+        vkEnumerateInstanceLayerProperties(&n, available.data());
+        for (auto& l : available) {
+            if (std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0) validation_on = true;
+        }
+        if (validation_on) {
+            layers.push_back("VK_LAYER_KHRONOS_validation");
+            extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+        }
+    }
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    info.pApplicationInfo = &app;
+    info.enabledLayerCount = uint32_t(layers.size());
+    info.ppEnabledLayerNames = layers.data();
+    info.enabledExtensionCount = uint32_t(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    VkInstance instance = VK_NULL_HANDLE;
+    check(vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
+    volkLoadInstanceOnly(instance);
+    return instance;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+    uint32_t n = 0;
+    check(vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
+    std::vector<VkPhysicalDevice> list(n);
+    check(vkEnumeratePhysicalDevices(instance, &n, list.data()), "vkEnumeratePhysicalDevices");
+    return list;
+}
+
+int type_rank(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+    }
+}
+
+uint32_t choose_device(const std::vector<DeviceInfo>& devices, std::string choice) {
+    if (devices.empty()) throw Error("no Vulkan device found (for a CPU device: apt-get install mesa-vulkan-drivers)");
+    std::string source = "ContextOptions::device";
+    if (choice.empty()) {
+        const char* env = std::getenv("VKC_DEVICE");
+        if (env && *env) {
+            choice = env;
+            source = "VKC_DEVICE";
+        }
+    }
+    if (choice.empty()) {
+        auto best = std::min_element(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) {
+            return type_rank(a.type) < type_rank(b.type);
+        });
+        return best->index;
+    }
+    bool numeric = std::all_of(choice.begin(), choice.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (numeric) {
+        unsigned long i = std::stoul(choice);
+        if (i < devices.size()) return uint32_t(i);
+    } else {
+        for (auto& d : devices) {
+            if (lower(d.name).find(lower(choice)) != std::string::npos) return d.index;
+        }
+    }
+    std::string list;
+    for (auto& d : devices) list += "\n  " + std::to_string(d.index) + ": " + d.name;
+    throw Error(source + "=\"" + choice + "\" matches no device; the devices are:" + list);
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void* user);
+
+} // namespace
+
+uint64_t BroadcastSource::linear(const WorkgroupShape& s) const {
+    switch (dims) {
+    case 1: return id[0];
+    case 2: return id[0] + uint64_t(id[1]) * s.x;
+    default: return id[0] + uint64_t(s.x) * (id[1] + uint64_t(id[2]) * s.y);
+    }
+}
+
+std::string DeviceInfo::type_name() const {
+    switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+    }
+}
+
+std::vector<DeviceInfo> list_devices() {
+    bool validation = false;
+    VkInstance instance = create_instance(false, validation);
+    std::vector<DeviceInfo> out;
+    auto list = physical_devices(instance);
+    for (uint32_t i = 0; i < list.size(); ++i) out.push_back(describe(list[i], i));
+    vkDestroyInstance(instance, nullptr);
+    return out;
+}
+
+// What a Buffer needs to free itself.
+struct Buffer::Owner {
+    VkDevice device;
+    const VolkDeviceTable* vk;
+};
+
+struct Context::Impl {
+    ContextOptions options;
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    bool validation_on = false;
+    uint64_t validation_count = 0;
+    std::string validation_last;
+
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    DeviceInfo info;
+    VkPhysicalDeviceMemoryProperties memory{};
+    VkDevice device = VK_NULL_HANDLE;
+    VolkDeviceTable vk{};
+    Buffer::Owner owner{};
+    uint32_t queue_family = 0;
+    VkQueue queue = VK_NULL_HANDLE;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+    VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
+    std::map<const ModuleInfo*, VkShaderModule> shader_modules;
+    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool>, VkPipeline> pipelines;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
+
+    void create(const ContextOptions& opts);
+    void destroy();
+    uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid = 0) const;
+    Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
+    void begin();
+    void submit_and_wait();
+    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed);
+};
+
+namespace {
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+    auto* impl = static_cast<Context::Impl*>(user);
+    ++impl->validation_count;
+    impl->validation_last = data && data->pMessage ? data->pMessage : "(no message)";
+    return VK_FALSE;
+}
+} // namespace
+
+void Context::Impl::create(const ContextOptions& opts) {
+    options = opts;
+    options.validation = opts.validation || env_flag("VKC_VALIDATION");
+    options.shared_memory_only = opts.shared_memory_only || env_flag("VKC_SHARED_MEMORY_ONLY");
+    instance = create_instance(options.validation, validation_on);
+    if (validation_on) {
+        VkDebugUtilsMessengerCreateInfoEXT m{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+        m.messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+        m.pfnUserCallback = on_validation_message;
+        m.pUserData = this;
+        check(vkCreateDebugUtilsMessengerEXT(instance, &m, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
+    }
+
+    auto list = physical_devices(instance);
+    std::vector<DeviceInfo> infos;
+    for (uint32_t i = 0; i < list.size(); ++i) infos.push_back(describe(list[i], i));
+    uint32_t chosen = choose_device(infos, options.device);
+    physical = list[chosen];
+    info = infos[chosen];
+    info.features = info.features & ~options.hide_features;
+    if (info.api_version < VK_API_VERSION_1_1) {
+        throw UnsupportedError(info.name + " offers only Vulkan 1.0; vkcollectives needs 1.1");
+    }
+    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &n, families.data());
+    bool found = false;
+    for (uint32_t i = 0; i < n && !found; ++i) {
+        if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            queue_family = i;
+            found = true;
+        }
+    }
+    if (!found) throw UnsupportedError(info.name + " has no compute queue");
+
+    // Enable exactly the optional features we may use, where the device has them.
+    DeviceFeatureChain chain(physical, info.api_version);
+    VkPhysicalDeviceFeatures core{};
+    core.shaderInt64 = chain.core.features.shaderInt64;
+    core.shaderFloat64 = chain.core.features.shaderFloat64;
+    chain.core.features = core;
+    chain.storage16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, chain.storage16.pNext,
+                       chain.storage16.storageBuffer16BitAccess};
+    chain.float16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, chain.float16.pNext,
+                     chain.float16.shaderFloat16};
+
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    q.queueFamilyIndex = queue_family;
+    q.queueCount = 1;
+    q.pQueuePriorities = &priority;
+    VkDeviceCreateInfo d{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    d.pNext = &chain.core;
+    d.queueCreateInfoCount = 1;
+    d.pQueueCreateInfos = &q;
+    d.enabledExtensionCount = uint32_t(chain.extensions.size());
+    d.ppEnabledExtensionNames = chain.extensions.data();
+    check(vkCreateDevice(physical, &d, nullptr, &device), "vkCreateDevice");
+    volkLoadDeviceTable(&vk, device);
+    owner = {device, &vk};
+    vk.vkGetDeviceQueue(device, queue_family, 0, &queue);
+
+    VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    p.queueFamilyIndex = queue_family;
+    check(vk.vkCreateCommandPool(device, &p, nullptr, &pool), "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    a.commandPool = pool;
+    a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    a.commandBufferCount = 1;
+    check(vk.vkAllocateCommandBuffers(device, &a, &cmd), "vkAllocateCommandBuffers");
+    VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    check(vk.vkCreateFence(device, &f, nullptr, &fence), "vkCreateFence");
+
+    // One layout serves every module (see include/vkc/modules.hpp).
+    VkDescriptorSetLayoutBinding bindings[2] = {};
+    for (uint32_t i = 0; i < 2; ++i) {
+        bindings[i].binding = i;
+        bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        bindings[i].descriptorCount = 1;
+        bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo sl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    sl.bindingCount = 2;
+    sl.pBindings = bindings;
+    check(vk.vkCreateDescriptorSetLayout(device, &sl, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes};
+    VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pl.setLayoutCount = 1;
+    pl.pSetLayouts = &set_layout;
+    pl.pushConstantRangeCount = 1;
+    pl.pPushConstantRanges = &range;
+    check(vk.vkCreatePipelineLayout(device, &pl, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.maxSets = 1;
+    dp.poolSizeCount = 1;
+    dp.pPoolSizes = &size;
+    check(vk.vkCreateDescriptorPool(device, &dp, nullptr, &descriptor_pool), "vkCreateDescriptorPool");
+}
+
+void Context::Impl::destroy() {
+    if (device) {
+        vk.vkDeviceWaitIdle(device);
+        for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, nullptr);
+        for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, nullptr);
+        vk.vkDestroyDescriptorPool(device, descriptor_pool, nullptr);
+        vk.vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
+        vk.vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+        vk.vkDestroyFence(device, fence, nullptr);
+        vk.vkDestroyCommandPool(device, pool, nullptr);
+        vk.vkDestroyDevice(device, nullptr);
+    }
+    if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+    if (instance) vkDestroyInstance(instance, nullptr);
+}
+
+uint32_t Context::Impl::memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const {
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+        VkMemoryPropertyFlags flags = memory.memoryTypes[i].propertyFlags;
+        if ((allowed & (1u << i)) && (flags & want) == want && !(flags & avoid)) return i;
+    }
+    return UINT32_MAX;
+}
+
+Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback) {
+    if (bytes == 0) throw Error("buffer size 0: a buffer needs at least one byte");
+    Buffer b;
+    b.owner_ = &owner;
+    b.size_ = bytes;
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = bytes;
+    info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    check(vk.vkCreateBuffer(device, &info, nullptr, &b.buffer_), "vkCreateBuffer");
+    VkMemoryRequirements req;
+    vk.vkGetBufferMemoryRequirements(device, b.buffer_, &req);
+    uint32_t type = memory_type(req.memoryTypeBits, preferred);
+    if (type == UINT32_MAX) type = memory_type(req.memoryTypeBits, fallback);
+    if (type == UINT32_MAX) throw Error("no memory type fits a buffer of " + std::to_string(bytes) + " bytes");
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = type;
+    VkResult r = vk.vkAllocateMemory(device, &alloc, nullptr, &b.memory_);
+    if (r != VK_SUCCESS) {
+        throw Error("out of device memory: could not allocate " + std::to_string(bytes) + " bytes (VkResult " +
+                    std::to_string(int(r)) + ")");
+    }
+    check(vk.vkBindBufferMemory(device, b.buffer_, b.memory_, 0), "vkBindBufferMemory");
+    VkMemoryPropertyFlags flags = memory.memoryTypes[type].propertyFlags;
+    const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if ((flags & mappable) == mappable) {
+        check(vk.vkMapMemory(device, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_), "vkMapMemory");
+    }
+    return b;
+}
+
+void Context::Impl::begin() {
+    check(vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
+    VkCommandBufferBeginInfo b{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    b.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vk.vkBeginCommandBuffer(cmd, &b), "vkBeginCommandBuffer");
+}
+
+void Context::Impl::submit_and_wait() {
+    check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    s.commandBufferCount = 1;
+    s.pCommandBuffers = &cmd;
+    check(vk.vkResetFences(device, 1, &fence), "vkResetFences");
+    check(vk.vkQueueSubmit(queue, 1, &s, fence), "vkQueueSubmit");
+    constexpr uint64_t timeout_ns = 300ull * 1000 * 1000 * 1000;
+    VkResult r = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, timeout_ns);
+    if (r == VK_TIMEOUT) throw Error("the device did not finish the work within 300 s");
+    check(r, "vkWaitForFences");
+}
+
+VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed) {
+    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed);
+    auto it = pipelines.find(key);
+    if (it != pipelines.end()) return it->second;
+    VkShaderModule& module = shader_modules[&m];
+    if (!module) {
+        VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+        info.codeSize = m.code_bytes;
+        info.pCode = m.code;
+        check(vk.vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
+    }
+    const uint32_t values[4] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE};
+    VkSpecializationMapEntry entries[4];
+    for (uint32_t i = 0; i < 3; ++i) {
+        entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
+    }
+    entries[3] = {module_spec_subgroups_packed, 3 * sizeof(uint32_t), sizeof(VkBool32)};
+    VkSpecializationInfo spec{4, entries, sizeof(values), values};
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = &spec;
+    info.layout = pipeline_layout;
+    VkPipeline p = VK_NULL_HANDLE;
+    check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &p), "vkCreateComputePipelines");
+    pipelines[key] = p;
+    return p;
+}
+
+// ---- Buffer ----
+
+Buffer::Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+        release();
+        owner_ = std::exchange(o.owner_, nullptr);
+        buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
+        memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+        mapped_ = std::exchange(o.mapped_, nullptr);
+        size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+}
+Buffer::~Buffer() { release(); }
+void Buffer::release() {
+    if (!owner_) return;
+    if (buffer_) owner_->vk->vkDestroyBuffer(owner_->device, buffer_, nullptr);
+    if (memory_) owner_->vk->vkFreeMemory(owner_->device, memory_, nullptr);
+    owner_ = nullptr;
+    buffer_ = VK_NULL_HANDLE;
+    memory_ = VK_NULL_HANDLE;
+    mapped_ = nullptr;
+    size_ = 0;
+}
+
+// ---- Context ----
+
+Context::Context(const ContextOptions& options) : impl_(std::make_unique<Impl>()) {
+    try {
+        impl_->create(options);
+    } catch (...) {
+        impl_->destroy();
+        throw;
+    }
+}
+Context::~Context() { impl_->destroy(); }
+
+const DeviceInfo& Context::device() const { return impl_->info; }
+bool Context::validation_enabled() const { return impl_->validation_on; }
+uint64_t Context::validation_messages() const { return impl_->validation_count; }
+std::string Context::last_validation_message() const { return impl_->validation_last; }
+
+const ModuleInfo& Context::select_module(Collective c, Type t, Op op) const {
+    bool op_matters = c == Collective::reduce || c == Collective::scan_inclusive || c == Collective::scan_exclusive;
+    bool type_matters = c != Collective::all && c != Collective::any;
+    const ModuleInfo* shared = nullptr;
+    const ModuleInfo* subgroup = nullptr;
+    for (const ModuleInfo& m : modules()) {
+        if (m.collective != c || (type_matters && m.type != t) || (op_matters && m.op != op)) continue;
+        (m.path == Path::subgroup ? subgroup : shared) = &m;
+    }
+    Feature have = impl_->info.features;
+    auto missing = [&](const ModuleInfo* m) { return m->required & ~have; };
+    if (subgroup && !impl_->options.shared_memory_only && !any(missing(subgroup))) return *subgroup;
+    if (shared && !any(missing(shared))) return *shared;
+    std::string what = std::string(name(c)) + (op_matters ? std::string(" ") + std::string(name(op)) : "") +
+                       (type_matters ? std::string(" on ") + std::string(name(t)) : "");
+    if (!shared && !subgroup) throw Error("no module was built for " + what);
+    const ModuleInfo* closest = shared ? shared : subgroup;
+    throw UnsupportedError(impl_->info.name + " cannot run " + what + ": it lacks " +
+                           feature_names(missing(closest)));
+}
+
+Buffer Context::create_buffer(uint64_t bytes) {
+    return impl_->make_buffer(bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+}
+
+namespace {
+void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what) {
+    if (!b.handle()) throw Error(std::string(what) + ": the buffer is empty (moved from or default constructed)");
+    if (offset > b.size() || bytes > b.size() - offset) {
+        throw Error(std::string(what) + ": " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                    " run past the end of a buffer of " + std::to_string(b.size()) + " bytes");
+    }
+}
+} // namespace
+
+void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
+    check_range(dst, bytes, offset, "upload");
+    if (bytes == 0) return;
+    if (dst.mapped_) {
+        std::memcpy(static_cast<char*>(dst.mapped_) + offset, src, bytes);
+        return;
+    }
+    Buffer staging = impl_->make_buffer(bytes, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    std::memcpy(staging.mapped_, src, bytes);
+    impl_->begin();
+    VkBufferCopy region{0, offset, bytes};
+    impl_->vk.vkCmdCopyBuffer(impl_->cmd, staging.buffer_, dst.buffer_, 1, &region);
+    impl_->submit_and_wait();
+}
+
+void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset) {
+    check_range(src, bytes, offset, "download");
+    if (bytes == 0) return;
+    if (src.mapped_) {
+        std::memcpy(dst, static_cast<const char*>(src.mapped_) + offset, bytes);
+        return;
+    }
+    const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    Buffer staging = impl_->make_buffer(bytes, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, visible);
+    impl_->begin();
+    VkBufferCopy region{offset, 0, bytes};
+    impl_->vk.vkCmdCopyBuffer(impl_->cmd, src.buffer_, staging.buffer_, 1, &region);
+    impl_->submit_and_wait();
+    std::memcpy(dst, staging.mapped_, bytes);
+}
+
+void Context::check_host_type(const WorkgroupRequest& r, size_t host_size) const {
+    bool vote = r.collective == Collective::all || r.collective == Collective::any;
+    size_t want = vote ? sizeof(uint32_t) : size_of(r.type);
+    if (host_size != want) {
+        throw Error("host items of " + std::to_string(host_size) + " bytes do not match " +
+                    (vote ? std::string("uint32 predicates") : std::string(name(r.type))) + " items of " +
+                    std::to_string(want) + " bytes");
+    }
+}
+
+void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output) {
+    const DeviceInfo& dev = impl_->info;
+    const WorkgroupShape& s = r.shape;
+    if (s.x == 0 || s.y == 0 || s.z == 0) {
+        throw Error("work-group size " + s.text() + " has a zero dimension; every dimension must be at least 1");
+    }
+    const char axis[3] = {'x', 'y', 'z'};
+    const uint32_t dims[3] = {s.x, s.y, s.z};
+    for (int i = 0; i < 3; ++i) {
+        if (dims[i] > dev.max_workgroup_size[i]) {
+            throw UnsupportedError("work-group size " + s.text() + " exceeds the device limit maxComputeWorkGroupSize." +
+                        axis[i] + " = " + std::to_string(dev.max_workgroup_size[i]));
+        }
+    }
+    if (s.size() > dev.max_workgroup_invocations) {
+        throw UnsupportedError("work-group size " + s.text() + " (" + std::to_string(s.size()) +
+                    " invocations) exceeds the device limit maxComputeWorkGroupInvocations = " +
+                    std::to_string(dev.max_workgroup_invocations));
+    }
+    if (r.count == 0) throw Error("empty input: the request has 0 items; a collective needs at least one");
+    if (r.count > UINT32_MAX) {
+        throw Error("count " + std::to_string(r.count) + " exceeds 2^32 - 1 items, the most one request can hold");
+    }
+    const ModuleInfo& m = select_module(r.collective, r.type, r.op);
+    uint64_t bytes = r.count * size_of(m.type);
+    check_range(input, bytes, 0, "input");
+    check_range(output, bytes, 0, "output");
+    if (bytes > dev.max_storage_buffer_range) {
+        throw Error(std::to_string(bytes) + " bytes of items exceed the device limit maxStorageBufferRange = " +
+                    std::to_string(dev.max_storage_buffer_range));
+    }
+    if (s.size() > m.max_workgroup_size) {
+        throw UnsupportedError("work-group size " + s.text() + " exceeds " + std::to_string(m.max_workgroup_size) +
+                               " invocations, the most module " + m.name + " is built for");
+    }
+    size_t shared = shared_memory_bytes(m);
+    if (shared > dev.max_shared_memory) {
+        throw UnsupportedError(std::string(m.name) + " needs " + std::to_string(shared) +
+                    " bytes of shared memory; the device limit maxComputeSharedMemorySize is " +
+                    std::to_string(dev.max_shared_memory));
+    }
+    uint64_t groups = (r.count + s.size() - 1) / s.size();
+    ModuleParams params{};
+    params.count = uint32_t(r.count);
+    params.group_count = uint32_t(groups);
+    if (r.collective == Collective::broadcast) {
+        const BroadcastSource& src = r.source;
+        if (src.dims < 1 || src.dims > 3) {
+            throw Error("broadcast source has " + std::to_string(src.dims) + " coordinates; give 1, 2 or 3");
+        }
+        if (src.dims == 1 ? src.id[0] >= s.size() : (src.id[0] >= s.x || src.id[1] >= s.y ||
+                                                     (src.dims == 3 && src.id[2] >= s.z))) {
+            throw Error("broadcast source local id lies outside the work-group " + s.text());
+        }
+        uint64_t last_group_items = r.count - (groups - 1) * s.size();
+        if (src.linear(s) >= last_group_items) {
+            throw Error("broadcast source (linear local id " + std::to_string(src.linear(s)) +
+                        ") lies past the end of the short last work-group, which holds " +
+                        std::to_string(last_group_items) + " items");
+        }
+        params.source_dims = src.dims;
+        for (int i = 0; i < 3; ++i) params.source[i] = src.id[i];
+    }
+    uint64_t grid_x = std::min<uint64_t>(groups, dev.max_workgroup_count[0]);
+    uint64_t grid_y = (groups + grid_x - 1) / grid_x;
+    if (grid_y > dev.max_workgroup_count[1]) {
+        throw Error(std::to_string(groups) + " work-groups exceed the device's maxComputeWorkGroupCount");
+    }
+
+    bool packed = m.path == Path::subgroup && subgroups_packed(s);
+    dispatch(m, s, packed, params, input, output, bytes, uint32_t(grid_x), uint32_t(grid_y));
+}
+
+bool Context::subgroups_packed(const WorkgroupShape& s) {
+    auto key = std::make_tuple(s.x, s.y, s.z);
+    auto it = impl_->packed_shapes.find(key);
+    if (it != impl_->packed_shapes.end()) return it->second;
+    bool packed = false;
+    if (any(impl_->info.features & Feature::subgroup_basic)) {
+        const ModuleInfo* probe = nullptr;
+        for (const ModuleInfo& m : modules()) {
+            if (m.collective == Collective::layout_probe) probe = &m;
+        }
+        if (!probe) throw Error("the layout probe module is missing from the build");
+        uint64_t n = s.size();
+        Buffer out = create_buffer((n + 1) * sizeof(uint32_t));
+        ModuleParams params{};
+        params.count = uint32_t(n + 1);
+        params.group_count = 1;
+        dispatch(*probe, s, false, params, out, out, out.size(), 1, 1);
+        std::vector<uint32_t> place(n + 1);
+        download(out, place.data(), out.size());
+        packed = true;
+        for (uint32_t i = 0; i < n; ++i) packed = packed && place[i] == i;
+    }
+    impl_->packed_shapes[key] = packed;
+    return packed;
+}
+
+void Context::dispatch(const ModuleInfo& m, const WorkgroupShape& s, bool packed, const ModuleParams& params,
+                       const Buffer& input, Buffer& output, uint64_t bytes, uint32_t grid_x, uint32_t grid_y) {
+    VkPipeline pipeline = impl_->pipeline(m, s, packed);
+    auto& vk = impl_->vk;
+    check(vk.vkResetDescriptorPool(impl_->device, impl_->descriptor_pool, 0), "vkResetDescriptorPool");
+    VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    a.descriptorPool = impl_->descriptor_pool;
+    a.descriptorSetCount = 1;
+    a.pSetLayouts = &impl_->set_layout;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    check(vk.vkAllocateDescriptorSets(impl_->device, &a, &set), "vkAllocateDescriptorSets");
+    VkDescriptorBufferInfo buffers[2] = {{input.handle(), 0, bytes}, {output.handle(), 0, bytes}};
+    VkWriteDescriptorSet writes[2] = {};
+    for (uint32_t i = 0; i < 2; ++i) {
+        writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[i].dstSet = set;
+        writes[i].dstBinding = i;
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &buffers[i];
+    }
+    vk.vkUpdateDescriptorSets(impl_->device, 2, writes, 0, nullptr);
+
+    impl_->begin();
+    // Uploads by copy must land before the shader reads, and an earlier run's writes too.
+    VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    before.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, nullptr, 0, nullptr);
+    vk.vkCmdBindPipeline(impl_->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vk.vkCmdBindDescriptorSets(impl_->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipeline_layout, 0, 1, &set, 0,
+                               nullptr);
+    vk.vkCmdPushConstants(impl_->cmd, impl_->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+    vk.vkCmdDispatch(impl_->cmd, grid_x, grid_y, 1);
+    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
+    vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0,
+                            nullptr);
+    impl_->submit_and_wait();
+}
+
+} // namespace vkc

@@ -1,0 +1,130 @@
+#include <array>
+#include <bit>
+#include <cstring>
+
+#include "vkc/half.hpp"
+#include "vkc/modules.hpp"
+#include "vkc/types.hpp"
+
+namespace vkc {
+namespace {
+
+constexpr std::array<std::string_view, 7> type_names = {"half", "int", "uint", "long", "ulong", "float", "double"};
+constexpr std::array<size_t, 7> type_sizes = {2, 4, 4, 8, 8, 4, 8};
+constexpr std::array<std::string_view, 3> op_names = {"add", "min", "max"};
+constexpr std::array<std::string_view, 7> collective_names = {
+    "reduce", "scan_inclusive", "scan_exclusive", "broadcast", "all", "any", "layout_probe"};
+// Vulkan's own names, so a message says what to look for in vulkaninfo.
+constexpr std::array<std::string_view, 8> feature_vulkan_names = {
+    "subgroup basic operations in compute", "subgroup vote", "subgroup arithmetic", "shaderSubgroupExtendedTypes",
+    "shaderFloat16", "storageBuffer16BitAccess", "shaderInt64", "shaderFloat64"};
+
+template <class E, size_t N>
+bool parse_name(std::string_view text, const std::array<std::string_view, N>& names, E& out) {
+    for (size_t i = 0; i < N; ++i) {
+        if (names[i] == text) {
+            out = E(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+std::string_view name(Type t) { return type_names.at(size_t(t)); }
+std::string_view name(Op o) { return op_names.at(size_t(o)); }
+std::string_view name(Collective c) { return collective_names.at(size_t(c)); }
+std::string_view name(Path p) { return p == Path::subgroup ? "subgroup" : "shared"; }
+size_t size_of(Type t) { return type_sizes.at(size_t(t)); }
+bool is_float(Type t) { return t == Type::f16 || t == Type::f32 || t == Type::f64; }
+bool parse(std::string_view text, Type& out) { return parse_name(text, type_names, out); }
+bool parse(std::string_view text, Op& out) { return parse_name(text, op_names, out); }
+bool parse(std::string_view text, Collective& out) { return parse_name(text, collective_names, out); }
+
+std::string feature_names(Feature f) {
+    std::string out;
+    for (size_t bit = 0; bit < feature_vulkan_names.size(); ++bit) {
+        if (uint32_t(f) & (1u << bit)) {
+            if (!out.empty()) out += ", ";
+            out += feature_vulkan_names[bit];
+        }
+    }
+    return out.empty() ? "none" : out;
+}
+
+std::string WorkgroupShape::text() const {
+    std::string s = std::to_string(x);
+    if (y != 1 || z != 1) s += "x" + std::to_string(y);
+    if (z != 1) s += "x" + std::to_string(z);
+    return s;
+}
+
+size_t shared_memory_bytes(const ModuleInfo& m) {
+    switch (m.collective) {
+    case Collective::broadcast: return size_of(m.type);
+    case Collective::all:
+    case Collective::any: return sizeof(uint32_t);
+    case Collective::layout_probe: return 0;
+    default: return size_t(m.max_workgroup_size + 1) * size_of(m.type);
+    }
+}
+
+// binary16 <-> binary32, round to nearest even, with subnormals, infinities and NaN payloads kept.
+half::half(float value) {
+    uint32_t f = std::bit_cast<uint32_t>(value);
+    uint32_t sign = (f >> 16) & 0x8000u;
+    uint32_t exp = (f >> 23) & 0xffu;
+    uint32_t mant = f & 0x7fffffu;
+    if (exp == 0xffu) { // INF or NaN; keep NaN a NaN
+        bits = uint16_t(sign | 0x7c00u | (mant ? (0x200u | (mant >> 13)) : 0u));
+        return;
+    }
+    int e = int(exp) - 127 + 15;
+    if (e >= 31) {
+        bits = uint16_t(sign | 0x7c00u);
+        return;
+    }
+    if (e <= 0) { // subnormal or zero
+        if (e < -10) {
+            bits = uint16_t(sign);
+            return;
+        }
+        mant |= 0x800000u;
+        uint32_t shift = uint32_t(14 - e);
+        uint32_t h = mant >> shift;
+        uint32_t rem = mant & ((1u << shift) - 1u);
+        uint32_t halfway = 1u << (shift - 1u);
+        if (rem > halfway || (rem == halfway && (h & 1u))) ++h;
+        bits = uint16_t(sign | h);
+        return;
+    }
+    uint32_t h = (uint32_t(e) << 10) | (mant >> 13);
+    uint32_t rem = mant & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h; // may carry into the exponent: correct
+    bits = uint16_t(sign | h);
+}
+
+half::operator float() const {
+    uint32_t sign = uint32_t(bits & 0x8000u) << 16;
+    uint32_t exp = (bits >> 10) & 0x1fu;
+    uint32_t mant = bits & 0x3ffu;
+    uint32_t f;
+    if (exp == 0x1fu) {
+        f = sign | 0x7f800000u | (mant << 13);
+    } else if (exp != 0) {
+        f = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+    } else if (mant == 0) {
+        f = sign;
+    } else { // subnormal: normalise
+        int e = -1;
+        do {
+            ++e;
+            mant <<= 1;
+        } while (!(mant & 0x400u));
+        f = sign | (uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+    }
+    return std::bit_cast<float>(f);
+}
+
+} // namespace vkc

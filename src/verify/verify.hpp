@@ -1,0 +1,48 @@
+// vkcollectives: the CPU reference and the case runner shared by `vkc selftest` and the doctest suites.
+//
+// A case runs one collective on one device at one work-group shape over `groups` full work-groups
+// plus, optionally, a short last group, and checks every item against the CPU reference. Groups are
+// filled with patterns (random data over the type's range, a whole group of one value, the type's
+// extremes, a NaN or an odd predicate at the first item, the last item and a subgroup boundary), so
+// one dispatch covers them all.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vkc/context.hpp"
+
+namespace vkc::verify {
+
+struct Case {
+    Collective collective = Collective::reduce;
+    Type type = Type::u32;
+    Op op = Op::add;
+    WorkgroupShape shape;
+    uint32_t groups = 16;     // full work-groups
+    bool short_tail = true;   // add a short last group (when the shape has more than one item)
+    uint64_t seed = 1;
+    std::string label() const; // "scan_inclusive add uint 32x4x1"
+};
+
+enum class Status { pass, fail, skip };
+
+struct Outcome {
+    Status status = Status::pass;
+    std::string detail; // why it failed or was skipped; empty on pass
+    std::string module; // the module that ran
+};
+
+// Runs the case and checks it. Never throws for what the device cannot do: that is a skip with its
+// reason. A validation message during the case is a failure.
+Outcome run_case(Context& context, const Case& c);
+
+// Checks one explicit input against the reference, as one work-group per `shape` (the last may be short).
+Outcome run_items(Context& context, const WorkgroupRequest& request, const std::vector<uint8_t>& item_bytes);
+
+// The work-group shapes of the test matrix: 1D sizes 1 ... 1024 and 2D/3D shapes (1xSx1 uses the
+// device subgroup size S). Shapes past the device limits are kept: they run as skips naming the limit.
+std::vector<WorkgroupShape> standard_shapes(const DeviceInfo& device);
+
+} // namespace vkc::verify

@@ -1,0 +1,81 @@
+#define DOCTEST_CONFIG_IMPLEMENT
+#include "support.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+namespace vkc::test {
+namespace {
+std::unique_ptr<Context> shared_context;
+int skipped = 0;
+
+bool env_is(const char* name, const char* value) {
+    const char* v = std::getenv(name);
+    return v && std::string(v) == value;
+}
+} // namespace
+
+Context& context() {
+    if (!shared_context) {
+        ContextOptions options;
+        options.validation = true; // when installed; any message fails the case
+        shared_context = std::make_unique<Context>(options);
+    }
+    return *shared_context;
+}
+
+void expect_pass(const verify::Case& c) {
+    verify::Outcome o = verify::run_case(context(), c);
+    std::string label = c.label() + " [" + o.module + "]";
+    if (o.status == verify::Status::skip) {
+        ++skipped;
+        MESSAGE("skipped " << label << ": " << o.detail);
+        CHECK_MESSAGE(!env_is("VKC_EXPECT_NO_SKIPS", "1"), "unexpected skip on this device: " << label << ": "
+                                                                                               << o.detail);
+        return;
+    }
+    CHECK_MESSAGE(o.status == verify::Status::pass, label << ": " << o.detail);
+}
+
+void run_matrix(Collective collective, bool per_type, bool per_op) {
+    const std::vector<Type> types = per_type ? all_types() : std::vector<Type>{Type::u32};
+    const std::vector<Op> ops = per_op ? all_ops() : std::vector<Op>{Op::add};
+    uint64_t seed = 1;
+    for (Type t : types) {
+        for (Op op : ops) {
+            for (const WorkgroupShape& shape : verify::standard_shapes(context().device())) {
+                verify::Case c{collective, t, op, shape};
+                c.seed = seed++;
+                expect_pass(c);
+            }
+        }
+    }
+}
+
+} // namespace vkc::test
+
+int main(int argc, char** argv) {
+    using namespace vkc::test;
+    const vkc::DeviceInfo& d = context().device();
+    std::printf("device: %s (%s), subgroup size %u, validation %s, path %s\n", d.name.c_str(), d.driver.c_str(),
+                d.subgroup_size, context().validation_enabled() ? "on" : "off (layer not installed)",
+                std::getenv("VKC_SHARED_MEMORY_ONLY") ? "shared memory only" : "subgroup where supported");
+    // A lavapipe entry of the suite names the subgroup size it is meant to run at; a mismatch means the
+    // LP_NATIVE_VECTOR_WIDTH setting did not take, and the entry would test the wrong width.
+    if (const char* want = std::getenv("VKC_EXPECT_SUBGROUP_SIZE")) {
+        if (std::to_string(d.subgroup_size) != want) {
+            std::fprintf(stderr, "expected subgroup size %s, the device reports %u\n", want, d.subgroup_size);
+            return 1;
+        }
+    }
+    if (std::getenv("VKC_REQUIRE_VALIDATION") && !context().validation_enabled()) {
+        std::fprintf(stderr, "VKC_REQUIRE_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed\n");
+        return 1;
+    }
+    doctest::Context runner(argc, argv);
+    int rc = runner.run();
+    if (skipped) std::printf("%d cases skipped (reasons above)\n", skipped);
+    return rc;
+}

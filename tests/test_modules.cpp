@@ -1,0 +1,51 @@
+// The embedded module table: one module per collective x type x op x path, each needing what its
+// type and path say.
+#include "support.hpp"
+
+#include <set>
+#include <string>
+
+using namespace vkc;
+
+TEST_CASE("modules: every collective x type x op is built for both paths, with its requirements") {
+    std::set<std::string> names;
+    for (const ModuleInfo& m : modules()) {
+        CHECK(names.insert(m.name).second);
+        CHECK(m.code_bytes % 4 == 0);
+        REQUIRE(m.code_bytes > 20);
+        CHECK(m.code[0] == 0x07230203u); // SPIR-V magic
+        bool subgroup = any(m.required & (Feature::subgroup_arithmetic | Feature::subgroup_vote));
+        CHECK(subgroup == (m.path == Path::subgroup));
+        if (m.type == Type::f16) CHECK(any(m.required & Feature::shader_float16));
+        if (m.type == Type::f64) CHECK(any(m.required & Feature::shader_float64));
+        if (m.type == Type::i64 || m.type == Type::u64) CHECK(any(m.required & Feature::shader_int64));
+    }
+    for (Collective c : {Collective::reduce, Collective::scan_inclusive, Collective::scan_exclusive}) {
+        for (Type t : test::all_types()) {
+            for (Op op : test::all_ops()) {
+                for (const char* path : {"subgroup", "shared"}) {
+                    std::string n = std::string(name(c)) + "_" + std::string(name(op)) + "_" +
+                                    std::string(name(t)) + "_" + path;
+                    CHECK_MESSAGE(names.count(n) == 1, n);
+                }
+            }
+        }
+    }
+    CHECK(names.count("all_subgroup") == 1);
+    CHECK(names.count("any_shared") == 1);
+    CHECK(names.count("broadcast_double_shared") == 1);
+}
+
+TEST_CASE("types: names parse back, half converts both ways") {
+    for (Type t : test::all_types()) {
+        Type back;
+        CHECK(parse(name(t), back));
+        CHECK(back == t);
+    }
+    CHECK(float(half(1.5f)) == 1.5f);
+    CHECK(float(half(-65504.0f)) == -65504.0f);
+    CHECK(half(1e6f).bits == 0x7c00);           // overflow to +INF
+    CHECK(half(5.9604645e-8f).bits == 0x0001);  // smallest subnormal
+    CHECK(float(half::from_bits(0x0001)) == 5.9604645e-8f);
+    CHECK(half(1.0f + 1.0f / 4096).bits == 0x3c00); // rounds to nearest even
+}
