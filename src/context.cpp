@@ -639,7 +639,8 @@ void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t of
     std::memcpy(dst, staging.mapped_, bytes);
 }
 
-void Context::check_host_type(const WorkgroupRequest& r, size_t host_size) const {
+void Context::check_host_items(const WorkgroupRequest& r, size_t host_size) const {
+    if (r.count == 0) throw Error("empty input: the request has 0 items; a collective needs at least one");
     bool vote = r.collective == Collective::all || r.collective == Collective::any;
     size_t want = vote ? sizeof(uint32_t) : size_of(r.type);
     if (host_size != want) {

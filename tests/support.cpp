@@ -26,6 +26,10 @@ Context& context() {
     return *shared_context;
 }
 
+Path preferred_path() {
+    return env_is("VKC_SHARED_MEMORY_ONLY", "1") ? Path::shared_memory : Path::subgroup;
+}
+
 void expect_pass(const verify::Case& c) {
     verify::Outcome o = verify::run_case(context(), c);
     std::string label = c.label() + " [" + o.module + "]";

@@ -16,6 +16,9 @@ namespace vkc::test {
 
 Context& context();
 
+// The path a module with every feature available runs on: subgroup, unless VKC_SHARED_MEMORY_ONLY=1.
+Path preferred_path();
+
 inline const std::vector<Type>& all_types() {
     static const std::vector<Type> t = {Type::f16, Type::i32, Type::u32, Type::i64, Type::u64, Type::f32, Type::f64};
     return t;

@@ -14,7 +14,7 @@ TEST_CASE("modules: every collective x type x op is built for both paths, with i
         CHECK(m.code_bytes % 4 == 0);
         REQUIRE(m.code_bytes > 20);
         CHECK(m.code[0] == 0x07230203u); // SPIR-V magic
-        bool subgroup = any(m.required & (Feature::subgroup_arithmetic | Feature::subgroup_vote));
+        bool subgroup = any(m.required & Feature::subgroup_basic);
         CHECK(subgroup == (m.path == Path::subgroup));
         if (m.type == Type::f16) CHECK(any(m.required & Feature::shader_float16));
         if (m.type == Type::f64) CHECK(any(m.required & Feature::shader_float64));
@@ -34,6 +34,7 @@ TEST_CASE("modules: every collective x type x op is built for both paths, with i
     CHECK(names.count("all_subgroup") == 1);
     CHECK(names.count("any_shared") == 1);
     CHECK(names.count("broadcast_double_shared") == 1);
+    CHECK(names.count("layout_probe_subgroup") == 1);
 }
 
 TEST_CASE("types: names parse back, half converts both ways") {

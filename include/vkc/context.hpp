@@ -132,8 +132,8 @@ public:
     // (vkc::half, int32_t, uint32_t, int64_t, uint64_t, float, double).
     template <class T>
     std::vector<T> run(WorkgroupRequest request, std::span<const T> items) {
-        check_host_type(request, sizeof(T));
         request.count = items.size();
+        check_host_items(request, sizeof(T));
         uint64_t bytes = uint64_t(items.size()) * sizeof(T);
         Buffer buffer = create_buffer(bytes);
         upload(buffer, items.data(), bytes);
@@ -152,7 +152,7 @@ public:
 private:
     void dispatch(const ModuleInfo&, const WorkgroupShape&, bool packed, const ModuleParams&, const Buffer& input,
                   Buffer& output, uint64_t bytes, uint32_t grid_x, uint32_t grid_y);
-    void check_host_type(const WorkgroupRequest&, size_t host_size) const;
+    void check_host_items(const WorkgroupRequest&, size_t host_size) const;
     std::unique_ptr<Impl> impl_;
 };
 
