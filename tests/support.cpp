@@ -62,6 +62,12 @@ void run_matrix(Collective collective, bool per_type, bool per_op) {
 
 int main(int argc, char** argv) {
     using namespace vkc::test;
+    try {
+        context();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cannot create the test context: %s\n", e.what());
+        return 1;
+    }
     const vkc::DeviceInfo& d = context().device();
     std::printf("device: %s (%s), subgroup size %u, validation %s, path %s\n", d.name.c_str(), d.driver.c_str(),
                 d.subgroup_size, context().validation_enabled() ? "on" : "off (layer not installed)",

@@ -1,0 +1,238 @@
+// CUDA peer for the work-group scan: every CTA scans its own tile with cub::BlockScan (no carry between
+// tiles), out of place, plus a uint4 copy of the same buffer as the bandwidth ceiling.
+//
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_block_scan cub_block_scan.cu
+// Usage: cub_block_scan [--log2n K] [--block 128|256]
+// Output: CSV on stdout (kind,items,bytes,median_ms,gbps); per-algorithm timings on stderr.
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(call)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+constexpr int kWarmup = 5;
+constexpr int kReps = 50;
+
+// Input pattern, identical on host and device so the host can rebuild any tile for verification.
+// index + 1 so that element 0 is not hash(0) == 0.
+__host__ __device__ inline uint32_t hash32(uint32_t x) {
+  x += 1u;
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+__global__ void fill_kernel(uint32_t* p, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = hash32(uint32_t(i));
+}
+
+// Holds the stream while the host enqueues all timed event pairs, so that host launch overhead does not
+// show up as idle time between a start event and its kernel.
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+// Bandwidth ceiling: grid-stride uint4 copy with kUnroll independent loads in flight per thread.
+constexpr int kCopyBlock = 256;
+constexpr int kUnroll = 4;
+
+__global__ void __launch_bounds__(kCopyBlock) copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out,
+                                                          size_t nvec) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (kUnroll - 1) * stride < nvec; i += kUnroll * stride) {
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) out[i + u * stride] = v[u];
+  }
+  for (; i < nvec; i += stride) out[i] = in[i];
+}
+
+template <int BLOCK, int ITEMS, cub::BlockLoadAlgorithm LOAD_ALG>
+__global__ void __launch_bounds__(BLOCK) block_scan_kernel(const uint32_t* __restrict__ in,
+                                                           uint32_t* __restrict__ out) {
+  using Load = cub::BlockLoad<uint32_t, BLOCK, ITEMS, LOAD_ALG>;
+  using Scan = cub::BlockScan<uint32_t, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
+  using Store = cub::BlockStore<uint32_t, BLOCK, ITEMS, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+  // The three phases never overlap (barriers between them), so they share one shared-memory buffer.
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Scan::TempStorage scan;
+    typename Store::TempStorage store;
+  } smem;
+
+  const size_t base = size_t(blockIdx.x) * (BLOCK * ITEMS);
+  uint32_t items[ITEMS];
+  Load(smem.load).Load(in + base, items);
+  __syncthreads();
+  Scan(smem.scan).InclusiveSum(items, items);
+  __syncthreads();
+  Store(smem.store).Store(out + base, items);
+}
+
+template <class F>
+static float median_ms(F&& launch, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) launch();
+  CK(cudaDeviceSynchronize());
+  std::vector<cudaEvent_t> ev(2 * reps);
+  for (auto& e : ev) CK(cudaEventCreate(&e));
+  spin_kernel<<<1, 1>>>(20ull * 1000 * 1000);  // 20 ms head start, far more than enqueueing takes
+  CK(cudaGetLastError());
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(ev[2 * r]));
+    launch();
+    CK(cudaEventRecord(ev[2 * r + 1]));
+  }
+  CK(cudaEventSynchronize(ev.back()));
+  std::vector<float> ms(reps);
+  for (int r = 0; r < reps; ++r) CK(cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]));
+  for (auto& e : ev) CK(cudaEventDestroy(e));
+  std::sort(ms.begin(), ms.end());
+  return reps % 2 ? ms[reps / 2] : 0.5f * (ms[reps / 2 - 1] + ms[reps / 2]);
+}
+
+static void print_row(const char* kind, int items, size_t bytes, float ms) {
+  std::printf("%s,%d,%zu,%.6f,%.2f\n", kind, items, bytes, ms, double(bytes) / (ms * 1e-3) / 1e9);
+  std::fflush(stdout);
+}
+
+// Checks first, middle and last tile against a CPU inclusive sum (u32, wrapping like the GPU).
+static void verify_tiles(const uint32_t* d_out, size_t tile, size_t n_tiles, int items, const char* alg) {
+  std::vector<uint32_t> h(tile);
+  const size_t tiles[3] = {0, n_tiles / 2, n_tiles - 1};
+  for (size_t t : tiles) {
+    const size_t base = t * tile;
+    CK(cudaMemcpy(h.data(), d_out + base, tile * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    uint32_t acc = 0;
+    for (size_t k = 0; k < tile; ++k) {
+      acc += hash32(uint32_t(base + k));
+      if (h[k] != acc) {
+        std::printf("FAIL items=%d load=%s tile=%zu index=%zu got=%u want=%u\n", items, alg, t, k, h[k], acc);
+        std::exit(1);
+      }
+    }
+  }
+}
+
+template <int BLOCK, int ITEMS, cub::BlockLoadAlgorithm ALG>
+static float run_variant(const uint32_t* d_in, uint32_t* d_out, size_t n_tiles, const char* alg) {
+  const size_t tile = size_t(BLOCK) * ITEMS;
+  // Clear so that a variant cannot pass on the previous variant's output.
+  CK(cudaMemset(d_out, 0, n_tiles * tile * sizeof(uint32_t)));
+  auto launch = [&] {
+    block_scan_kernel<BLOCK, ITEMS, ALG><<<unsigned(n_tiles), BLOCK>>>(d_in, d_out);
+    CK(cudaGetLastError());
+  };
+  const float ms = median_ms(launch, kWarmup, kReps);
+  verify_tiles(d_out, tile, n_tiles, ITEMS, alg);
+  return ms;
+}
+
+template <int BLOCK, int ITEMS>
+static void run_items(const uint32_t* d_in, uint32_t* d_out, size_t n) {
+  const size_t tile = size_t(BLOCK) * ITEMS;
+  const size_t n_tiles = n / tile;  // N not a multiple of the tile: the remainder is not scanned nor counted
+  const float ms_wt = run_variant<BLOCK, ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE>(d_in, d_out, n_tiles, "warp_transpose");
+  const float ms_vec = run_variant<BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>(d_in, d_out, n_tiles, "vectorize");
+  std::fprintf(stderr, "# block=%d items=%d warp_transpose_ms=%.6f vectorize_ms=%.6f\n", BLOCK, ITEMS, ms_wt, ms_vec);
+  print_row("cub_block_scan", ITEMS, n_tiles * tile * 2 * sizeof(uint32_t), std::min(ms_wt, ms_vec));
+}
+
+template <int BLOCK>
+static void run_all(const uint32_t* d_in, uint32_t* d_out, size_t n) {
+  run_items<BLOCK, 1>(d_in, d_out, n);
+  run_items<BLOCK, 2>(d_in, d_out, n);
+  run_items<BLOCK, 3>(d_in, d_out, n);
+  run_items<BLOCK, 4>(d_in, d_out, n);
+  run_items<BLOCK, 6>(d_in, d_out, n);
+  run_items<BLOCK, 8>(d_in, d_out, n);
+  run_items<BLOCK, 9>(d_in, d_out, n);
+  run_items<BLOCK, 12>(d_in, d_out, n);
+  run_items<BLOCK, 16>(d_in, d_out, n);
+}
+
+int main(int argc, char** argv) {
+  int log2n = 28, block = 128;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--block") && i + 1 < argc) block = std::atoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: %s [--log2n K (12..31)] [--block 128|256]\n", argv[0]);
+      return 1;
+    }
+  }
+  // At least one 256x16 tile; at most 2^31 so that u32 indices in the hash stay distinct.
+  if (log2n < 12 || log2n > 31 || (block != 128 && block != 256)) {
+    std::fprintf(stderr, "bad options: --log2n must be 12..31, --block 128 or 256\n");
+    return 1;
+  }
+  const size_t n = size_t(1) << log2n;
+
+  int dev = 0, drv = 0, rt = 0;
+  CK(cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, dev));
+  CK(cudaDriverGetVersion(&drv));
+  CK(cudaRuntimeGetVersion(&rt));
+  std::printf("# device=%s sms=%d driver=%d runtime=%d cub=%d block=%d n=%zu\n", prop.name,
+              prop.multiProcessorCount, drv, rt, int(CUB_VERSION), block, n);
+
+  uint32_t *d_in = nullptr, *d_out = nullptr;
+  CK(cudaMalloc(&d_in, n * sizeof(uint32_t)));
+  CK(cudaMalloc(&d_out, n * sizeof(uint32_t)));
+  fill_kernel<<<prop.multiProcessorCount * 8, 256>>>(d_in, n);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+
+  std::printf("kind,items,bytes,median_ms,gbps\n");
+
+  {
+    const size_t nvec = n * sizeof(uint32_t) / sizeof(uint4);
+    const size_t want = (nvec + size_t(kCopyBlock) * kUnroll - 1) / (size_t(kCopyBlock) * kUnroll);
+    const unsigned grid = unsigned(std::max<size_t>(1, std::min<size_t>(want, size_t(prop.multiProcessorCount) * 8)));
+    auto launch = [&] {
+      copy_kernel<<<grid, kCopyBlock>>>(reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out), nvec);
+      CK(cudaGetLastError());
+    };
+    const float ms = median_ms(launch, kWarmup, kReps);
+    // Spot check: the copy must reproduce the input exactly.
+    uint32_t last = 0;
+    CK(cudaMemcpy(&last, d_out + n - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    if (last != hash32(uint32_t(n - 1))) {
+      std::printf("FAIL copy last=%u want=%u\n", last, hash32(uint32_t(n - 1)));
+      return 1;
+    }
+    print_row("copy", 0, n * 2 * sizeof(uint32_t), ms);
+  }
+
+  if (block == 128) run_all<128>(d_in, d_out, n);
+  else run_all<256>(d_in, d_out, n);
+
+  CK(cudaFree(d_in));
+  CK(cudaFree(d_out));
+  return 0;
+}
