@@ -34,8 +34,12 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_vote : require
-#extension GL_EXT_shader_subgroup_extended_types_float16 : enable
+#extension GL_KHR_shader_subgroup_shuffle : enable
+#extension GL_KHR_shader_subgroup_shuffle_relative : enable
+#extension GL_EXT_shader_subgroup_extended_types_int8 : enable
+#extension GL_EXT_shader_subgroup_extended_types_int16 : enable
 #extension GL_EXT_shader_subgroup_extended_types_int64 : enable
+#extension GL_EXT_shader_subgroup_extended_types_float16 : enable
 #endif
 
 #ifndef VKC_WORKGROUP_SIZE
@@ -54,58 +58,95 @@
 #define VKC_NAME(prefix, op, type) VKC_PASTE(VKC_PASTE(VKC_PASTE(prefix, op), _), type)
 
 // ---- Operators -------------------------------------------------------------------------------
-// Each op has a combine, an identity per type (OpenCL C's table), and the matching subgroup
-// built-ins. Identities are overloaded on a dummy argument of the type: vkc_identity_min(uint(0)).
+// Each op has a combine, an identity per type, a "prepare" applied to every item first, and the
+// matching subgroup built-ins. Identities follow OpenCL C (add, min, max) and
+// cl_khr_work_group_uniform_arithmetic (mul, and, or, xor, logical_and, logical_or, logical_xor);
+// they are overloaded on a dummy argument of the type: vkc_identity_min(uint(0)).
+// Bitwise and logical ops are for integer types; mul is for every type.
 
 #define vkc_combine_add(a, b) ((a) + (b))
+#define vkc_combine_mul(a, b) ((a) * (b))
 #define vkc_combine_min(a, b) min(a, b)
 #define vkc_combine_max(a, b) max(a, b)
+#define vkc_combine_and(a, b) ((a) & (b))
+#define vkc_combine_or(a, b) ((a) | (b))
+#define vkc_combine_xor(a, b) ((a) ^ (b))
+// Logical ops see every item as 0 or 1 (prepare below), so the bitwise ops compute them.
+#define vkc_combine_logical_and(a, b) ((a) & (b))
+#define vkc_combine_logical_or(a, b) ((a) | (b))
+#define vkc_combine_logical_xor(a, b) ((a) ^ (b))
 
 #define vkc_subgroup_reduce_add subgroupAdd
+#define vkc_subgroup_reduce_mul subgroupMul
 #define vkc_subgroup_reduce_min subgroupMin
 #define vkc_subgroup_reduce_max subgroupMax
+#define vkc_subgroup_reduce_and subgroupAnd
+#define vkc_subgroup_reduce_or subgroupOr
+#define vkc_subgroup_reduce_xor subgroupXor
+#define vkc_subgroup_reduce_logical_and subgroupAnd
+#define vkc_subgroup_reduce_logical_or subgroupOr
+#define vkc_subgroup_reduce_logical_xor subgroupXor
 #define vkc_subgroup_inclusive_add subgroupInclusiveAdd
+#define vkc_subgroup_inclusive_mul subgroupInclusiveMul
 #define vkc_subgroup_inclusive_min subgroupInclusiveMin
 #define vkc_subgroup_inclusive_max subgroupInclusiveMax
+#define vkc_subgroup_inclusive_and subgroupInclusiveAnd
+#define vkc_subgroup_inclusive_or subgroupInclusiveOr
+#define vkc_subgroup_inclusive_xor subgroupInclusiveXor
+#define vkc_subgroup_inclusive_logical_and subgroupInclusiveAnd
+#define vkc_subgroup_inclusive_logical_or subgroupInclusiveOr
+#define vkc_subgroup_inclusive_logical_xor subgroupInclusiveXor
 #define vkc_subgroup_exclusive_add subgroupExclusiveAdd
+#define vkc_subgroup_exclusive_mul subgroupExclusiveMul
 #define vkc_subgroup_exclusive_min subgroupExclusiveMin
 #define vkc_subgroup_exclusive_max subgroupExclusiveMax
+#define vkc_subgroup_exclusive_and subgroupExclusiveAnd
+#define vkc_subgroup_exclusive_or subgroupExclusiveOr
+#define vkc_subgroup_exclusive_xor subgroupExclusiveXor
+#define vkc_subgroup_exclusive_logical_and subgroupExclusiveAnd
+#define vkc_subgroup_exclusive_logical_or subgroupExclusiveOr
+#define vkc_subgroup_exclusive_logical_xor subgroupExclusiveXor
 
 // Infinities from their bits: a literal like 1.0/0.0 may be folded away under fast-math rules.
 float16_t vkc_inf(float16_t t) { return unpackFloat2x16(0x7c00u).x; }
 float vkc_inf(float t) { return uintBitsToFloat(0x7f800000u); }
 double vkc_inf(double t) { return packDouble2x32(uvec2(0u, 0x7ff00000u)); }
 
-float16_t vkc_identity_add(float16_t t) { return float16_t(0); }
-int vkc_identity_add(int t) { return 0; }
-uint vkc_identity_add(uint t) { return 0u; }
-int64_t vkc_identity_add(int64_t t) { return 0l; }
-uint64_t vkc_identity_add(uint64_t t) { return 0ul; }
-float vkc_identity_add(float t) { return 0.0; }
-double vkc_identity_add(double t) { return 0.0lf; }
+#define VKC_FLOAT_IDENTITIES(T)                                                                       \
+    T vkc_identity_add(T t) { return T(0); }                                                        \
+    T vkc_identity_mul(T t) { return T(1); }                                                        \
+    T vkc_identity_min(T t) { return vkc_inf(t); }                                                  \
+    T vkc_identity_max(T t) { return -vkc_inf(t); }
+VKC_FLOAT_IDENTITIES(float16_t)
+VKC_FLOAT_IDENTITIES(float)
+VKC_FLOAT_IDENTITIES(double)
 
-float16_t vkc_identity_min(float16_t t) { return vkc_inf(t); }
-int vkc_identity_min(int t) { return 0x7fffffff; }
-uint vkc_identity_min(uint t) { return 0xffffffffu; }
-int64_t vkc_identity_min(int64_t t) { return 0x7fffffffffffffffl; }
-uint64_t vkc_identity_min(uint64_t t) { return 0xfffffffffffffffful; }
-float vkc_identity_min(float t) { return vkc_inf(t); }
-double vkc_identity_min(double t) { return vkc_inf(t); }
-
-float16_t vkc_identity_max(float16_t t) { return -vkc_inf(t); }
-int vkc_identity_max(int t) { return int(0x80000000u); }
-uint vkc_identity_max(uint t) { return 0u; }
-int64_t vkc_identity_max(int64_t t) { return int64_t(0x8000000000000000ul); }
-uint64_t vkc_identity_max(uint64_t t) { return 0ul; }
-float vkc_identity_max(float t) { return -vkc_inf(t); }
-double vkc_identity_max(double t) { return -vkc_inf(t); }
+#define VKC_INT_IDENTITIES(T, lowest, highest)                                                        \
+    T vkc_identity_add(T t) { return T(0); }                                                        \
+    T vkc_identity_mul(T t) { return T(1); }                                                        \
+    T vkc_identity_min(T t) { return highest; }                                                     \
+    T vkc_identity_max(T t) { return lowest; }                                                      \
+    T vkc_identity_and(T t) { return ~T(0); }                                                       \
+    T vkc_identity_or(T t) { return T(0); }                                                         \
+    T vkc_identity_xor(T t) { return T(0); }                                                        \
+    T vkc_identity_logical_and(T t) { return T(1); }                                                \
+    T vkc_identity_logical_or(T t) { return T(0); }                                                 \
+    T vkc_identity_logical_xor(T t) { return T(0); }
+VKC_INT_IDENTITIES(int8_t, int8_t(-128), int8_t(127))
+VKC_INT_IDENTITIES(uint8_t, uint8_t(0), uint8_t(255))
+VKC_INT_IDENTITIES(int16_t, int16_t(-32768), int16_t(32767))
+VKC_INT_IDENTITIES(uint16_t, uint16_t(0), uint16_t(65535))
+VKC_INT_IDENTITIES(int, int(0x80000000u), 0x7fffffff)
+VKC_INT_IDENTITIES(uint, 0u, 0xffffffffu)
+VKC_INT_IDENTITIES(int64_t, int64_t(0x8000000000000000ul), 0x7fffffffffffffffl)
+VKC_INT_IDENTITIES(uint64_t, 0ul, 0xfffffffffffffffful)
 
 // ---- NaN rule ----------------------------------------------------------------------------------
 // min and max ignore NaN: a NaN item counts as the identity (+INF for min, -INF for max), so the
 // result is the min/max of the non-NaN items, and +INF/-INF where a prefix holds only NaNs. This is
 // IEEE 754 minNum/maxNum (C fmin, CUDA fminf), and it is applied before any subgroup built-in,
 // whose NaN behaviour Vulkan leaves undefined. The test is on the bits, so no fast-math rule can
-// remove it. add keeps IEEE semantics: a NaN makes the sums that include it NaN.
+// remove it. add and mul keep IEEE semantics: a NaN makes the results that include it NaN.
 bool vkc_is_nan(float16_t x) { return (packFloat2x16(f16vec2(x, 0)) & 0x7fffu) > 0x7c00u; }
 bool vkc_is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 bool vkc_is_nan(double x) {
@@ -113,13 +154,25 @@ bool vkc_is_nan(double x) {
     uint high = bits.y & 0x7fffffffu;
     return high > 0x7ff00000u || (high == 0x7ff00000u && bits.x != 0u);
 }
-bool vkc_is_nan(int x) { return false; }
-bool vkc_is_nan(uint x) { return false; }
-bool vkc_is_nan(int64_t x) { return false; }
-bool vkc_is_nan(uint64_t x) { return false; }
+#define VKC_NEVER_NAN(T) bool vkc_is_nan(T x) { return false; }
+VKC_NEVER_NAN(int8_t)
+VKC_NEVER_NAN(uint8_t)
+VKC_NEVER_NAN(int16_t)
+VKC_NEVER_NAN(uint16_t)
+VKC_NEVER_NAN(int)
+VKC_NEVER_NAN(uint)
+VKC_NEVER_NAN(int64_t)
+VKC_NEVER_NAN(uint64_t)
 
 #define vkc_prepare_add(x) (x)
+#define vkc_prepare_mul(x) (x)
 #define vkc_prepare_min(x) (vkc_is_nan(x) ? vkc_identity_min(x) : (x))
 #define vkc_prepare_max(x) (vkc_is_nan(x) ? vkc_identity_max(x) : (x))
+#define vkc_prepare_and(x) (x)
+#define vkc_prepare_or(x) (x)
+#define vkc_prepare_xor(x) (x)
+#define vkc_prepare_logical_and(x) ((x) != vkc_identity_add(x) ? vkc_identity_mul(x) : vkc_identity_add(x))
+#define vkc_prepare_logical_or(x) vkc_prepare_logical_and(x)
+#define vkc_prepare_logical_xor(x) vkc_prepare_logical_and(x)
 
 #endif // VKC_COMMON_GLSL

@@ -1,8 +1,7 @@
 // vkcollectives: work-group reduce and scans (OpenCL C work_group_reduce/scan_inclusive/scan_exclusive).
 //
-// A template: define VKC_TYPE (float16_t, int, uint, int64_t, uint64_t, float, double) and VKC_OP
-// (add, min, max), then include. Include once per (type, op) pair; the two macros are undefined at the
-// end so the next pair can follow. For op = add and type = uint it defines
+// A template: define VKC_TYPE and VKC_OP, then include; once per (type, op) pair. The macros are
+// undefined at the end so the next pair can follow. For op = add and type = uint it defines
 //
 //   uint vkc_workgroup_reduce_add(uint x);          // op over every invocation's x
 //   uint vkc_workgroup_scan_inclusive_add(uint x);  // op over x of invocations 0..i (linear local id)
@@ -11,13 +10,21 @@
 // Example, work-group of 8, x = [3 1 7 0 4 1 6 3]:
 //   inclusive [3 4 11 11 15 16 22 25], exclusive [0 3 4 11 11 15 16 22], reduce 25.
 //
-// Every invocation of the work-group must call them in uniform control flow (they contain barriers).
-// Scan order is gl_LocalInvocationIndex = x + y*Lx + z*Lx*Ly. Integer add wraps; float add order is
-// unspecified; min/max ignore NaN (see common.glsl). Uses (VKC_SCRATCH_CAPACITY + 1) values of shared
-// memory per (type, op); see common.glsl for VKC_SCRATCH_CAPACITY.
+// Types: float16_t, int8_t, uint8_t, int16_t, uint16_t, int, uint, int64_t, uint64_t, float, double.
+// Ops: add, mul, min, max for all; and, or, xor, logical_and, logical_or, logical_xor for integers.
+// Custom operators: define VKC_CUSTOM_COMBINE(a, b) (associative) and VKC_CUSTOM_IDENTITY, with
+// VKC_TYPE any type subgroupShuffleUp takes (a scalar or vector) and VKC_OP a name for the functions;
+// in the subgroup path they scan through subgroup shuffles. See shaders/examples/.
 //
-// The subgroup path needs the usual packing of invocations into subgroups (subgroup s holds local
-// indices [s * gl_SubgroupSize, (s + 1) * gl_SubgroupSize)); see VKC_SUBGROUPS_PACKED in common.glsl.
+// Every invocation of the work-group must call them in uniform control flow (they contain barriers).
+// Scan order is gl_LocalInvocationIndex = x + y*Lx + z*Lx*Ly. Integer add and mul wrap; float order
+// is unspecified; min/max ignore NaN (see common.glsl). Shared memory: VKC_SCRATCH_CAPACITY + 33
+// values per (type, op).
+//
+// Algorithms: with VKC_SUBGROUP_ARITHMETIC (default), subgroup scans joined through shared memory;
+// with 0, a raking scan in shared memory (CUB's BLOCK_SCAN_RAKING). The subgroup algorithm needs
+// invocations packed into subgroups in local-index order (VKC_SUBGROUPS_PACKED in common.glsl) and
+// uses the raking scan where they are not.
 
 #include "common.glsl"
 
@@ -26,48 +33,101 @@
 #endif
 
 #define VKC_SCRATCH VKC_NAME(vkc_scan_scratch_, VKC_OP, VKC_TYPE)
+#ifdef VKC_CUSTOM_COMBINE
+#define VKC_OP_COMBINE(a, b) VKC_CUSTOM_COMBINE(a, b)
+#define VKC_OP_IDENTITY (VKC_CUSTOM_IDENTITY)
+#define VKC_OP_PREPARE(x) (x)
+#define VKC_OP_SUBGROUP_INCLUSIVE VKC_PASTE(vkc_shuffle_inclusive_, VKC_OP)
+#define VKC_OP_SUBGROUP_EXCLUSIVE VKC_PASTE(vkc_shuffle_exclusive_, VKC_OP)
+#define VKC_OP_CHUNK_TOTAL(before, value, last) subgroupShuffle(VKC_OP_COMBINE(before, value), last)
+#else
 #define VKC_OP_COMBINE VKC_PASTE(vkc_combine_, VKC_OP)
 #define VKC_OP_IDENTITY VKC_PASTE(vkc_identity_, VKC_OP)(VKC_TYPE(0))
+#define VKC_OP_PREPARE VKC_PASTE(vkc_prepare_, VKC_OP)
+#define VKC_OP_SUBGROUP_INCLUSIVE VKC_PASTE(vkc_subgroup_inclusive_, VKC_OP)
+#define VKC_OP_SUBGROUP_EXCLUSIVE VKC_PASTE(vkc_subgroup_exclusive_, VKC_OP)
+#define VKC_OP_CHUNK_TOTAL(before, value, last) VKC_PASTE(vkc_subgroup_reduce_, VKC_OP)(value)
+#endif
 
-// Slots [0, subgroups) hold per-subgroup prefixes (subgroup path) or [0, size) per-invocation values
-// (shared path); slot `size` holds the work-group total.
-shared VKC_TYPE VKC_SCRATCH[VKC_SCRATCH_CAPACITY + 1];
+// Raking scans use this many invocations at most, each over a contiguous segment.
+#define VKC_RAKING_LANES 32u
 
-// Shared memory only: a Hillis-Steele scan, log2(size) steps of two barriers each.
-void VKC_PASTE(vkc_workgroup_scan_shared_, VKC_OP)(VKC_TYPE x, out VKC_TYPE inclusive, out VKC_TYPE exclusive,
-                                                   out VKC_TYPE total) {
+// Subgroup algorithm: slots [0, subgroups) hold per-subgroup prefixes and slot `size` the total.
+// Raking: slots [0, size) hold per-invocation values, [size, size + lanes) segment prefixes and
+// slot size + lanes the total.
+shared VKC_TYPE VKC_SCRATCH[VKC_SCRATCH_CAPACITY + VKC_RAKING_LANES + 1];
+
+#if VKC_SUBGROUP_ARITHMETIC && defined(VKC_CUSTOM_COMBINE)
+// Subgroup scans of a custom operator: Hillis-Steele over subgroupShuffleUp. Lanes read only lower
+// lanes, which are live even in a partial subgroup.
+VKC_TYPE VKC_PASTE(vkc_shuffle_inclusive_, VKC_OP)(VKC_TYPE x) {
+    for (uint delta = 1u; delta < gl_SubgroupSize; delta <<= 1u) {
+        VKC_TYPE lower = subgroupShuffleUp(x, delta);
+        if (gl_SubgroupInvocationID >= delta) {
+            x = VKC_OP_COMBINE(lower, x);
+        }
+    }
+    return x;
+}
+VKC_TYPE VKC_PASTE(vkc_shuffle_exclusive_, VKC_OP)(VKC_TYPE x) {
+    VKC_TYPE lower = subgroupShuffleUp(VKC_PASTE(vkc_shuffle_inclusive_, VKC_OP)(x), 1u);
+    return gl_SubgroupInvocationID == 0u ? VKC_OP_IDENTITY : lower;
+}
+#endif
+
+// Raking scan in shared memory (no subgroup operations): the first VKC_RAKING_LANES invocations each
+// reduce a contiguous segment, invocation 0 scans the segment totals, and the segments are rescanned
+// seeded with their prefixes. Four barriers; any work-group size.
+void VKC_PASTE(vkc_workgroup_scan_raking_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclusive, out VKC_TYPE total) {
     const uint size = VKC_WORKGROUP_SIZE;
+    const uint lanes = min(size, VKC_RAKING_LANES);
+    const uint segment = (size + lanes - 1u) / lanes;
     uint index = gl_LocalInvocationIndex;
     VKC_SCRATCH[index] = x;
     barrier();
-    for (uint offset = 1u; offset < size; offset <<= 1u) {
-        VKC_TYPE left = index >= offset ? VKC_SCRATCH[index - offset] : VKC_OP_IDENTITY;
-        VKC_TYPE mine = VKC_SCRATCH[index];
-        barrier();
-        if (index >= offset) {
-            VKC_SCRATCH[index] = VKC_OP_COMBINE(left, mine);
+    uint begin = index * segment;
+    uint end = min(begin + segment, size);
+    if (index < lanes) {
+        VKC_TYPE sum = VKC_OP_IDENTITY;
+        for (uint i = begin; i < end; ++i) {
+            sum = VKC_OP_COMBINE(sum, VKC_SCRATCH[i]);
         }
-        barrier();
+        VKC_SCRATCH[size + index] = sum;
     }
-    inclusive = VKC_SCRATCH[index];
-    exclusive = index == 0u ? VKC_OP_IDENTITY : VKC_SCRATCH[index - 1u];
-    total = VKC_SCRATCH[size - 1u];
+    barrier();
+    if (index == 0u) {
+        VKC_TYPE running = VKC_OP_IDENTITY;
+        for (uint lane = 0u; lane < lanes; ++lane) {
+            VKC_TYPE sum = VKC_SCRATCH[size + lane];
+            VKC_SCRATCH[size + lane] = running;
+            running = VKC_OP_COMBINE(running, sum);
+        }
+        VKC_SCRATCH[size + lanes] = running;
+    }
+    barrier();
+    if (index < lanes) {
+        VKC_TYPE running = VKC_SCRATCH[size + index];
+        for (uint i = begin; i < end; ++i) {
+            VKC_TYPE value = VKC_SCRATCH[i];
+            VKC_SCRATCH[i] = running;
+            running = VKC_OP_COMBINE(running, value);
+        }
+    }
+    barrier();
+    exclusive = index == 0u ? VKC_OP_IDENTITY : VKC_SCRATCH[index];
+    total = VKC_SCRATCH[size + lanes];
 }
 
-// Computes the inclusive and exclusive scan of x over the work-group, and its total.
-void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE inclusive, out VKC_TYPE exclusive,
-                                                 out VKC_TYPE total) {
-    x = VKC_PASTE(vkc_prepare_, VKC_OP)(x);
+// The scan of already-prepared x over the work-group: its exclusive prefix and the total.
+// Every invocation gets both; inclusive is op(exclusive, x), except in invocation 0 where it is x.
+void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclusive, out VKC_TYPE total) {
 #if VKC_SUBGROUP_ARITHMETIC
-    const uint size = VKC_WORKGROUP_SIZE;
-    // Subgroup scans give work-group scans only where invocations are packed into subgroups in
-    // local-index order (VKC_SUBGROUPS_PACKED, see common.glsl); elsewhere shared memory does it all.
     if (!VKC_SUBGROUPS_PACKED) {
-        VKC_PASTE(vkc_workgroup_scan_shared_, VKC_OP)(x, inclusive, exclusive, total);
+        VKC_PASTE(vkc_workgroup_scan_raking_, VKC_OP)(x, exclusive, total);
     } else {
         const uint size = VKC_WORKGROUP_SIZE;
-        VKC_TYPE sub_inclusive = VKC_PASTE(vkc_subgroup_inclusive_, VKC_OP)(x);
-        VKC_TYPE sub_exclusive = VKC_PASTE(vkc_subgroup_exclusive_, VKC_OP)(x);
+        VKC_TYPE sub_inclusive = VKC_OP_SUBGROUP_INCLUSIVE(x);
+        VKC_TYPE sub_exclusive = VKC_OP_SUBGROUP_EXCLUSIVE(x);
         // The last lane of each subgroup (the last subgroup may be partial) posts its subgroup total.
         uint lanes = min(gl_SubgroupSize, size - gl_SubgroupID * gl_SubgroupSize);
         if (gl_SubgroupInvocationID == lanes - 1u) {
@@ -84,12 +144,12 @@ void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE inclus
             for (uint base = 0u; base < subgroups; base += gl_SubgroupSize) {
                 uint slot = base + gl_SubgroupInvocationID;
                 VKC_TYPE value = slot < subgroups ? VKC_SCRATCH[slot] : VKC_OP_IDENTITY;
-                VKC_TYPE before = VKC_PASTE(vkc_subgroup_exclusive_, VKC_OP)(value);
-                VKC_TYPE chunk_total = VKC_PASTE(vkc_subgroup_reduce_, VKC_OP)(value);
+                VKC_TYPE before = VKC_OP_SUBGROUP_EXCLUSIVE(value);
                 if (slot < subgroups) {
                     VKC_SCRATCH[slot] = gl_SubgroupInvocationID == 0u ? carry : VKC_OP_COMBINE(carry, before);
                 }
-                carry = VKC_OP_COMBINE(carry, chunk_total);
+                uint last = min(subgroups - base, gl_SubgroupSize) - 1u; // the chunk's last live lane
+                carry = VKC_OP_COMBINE(carry, VKC_OP_CHUNK_TOTAL(before, value, last));
             }
             if (gl_SubgroupInvocationID == 0u) {
                 VKC_SCRATCH[size] = carry;
@@ -98,37 +158,45 @@ void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE inclus
         barrier();
         VKC_TYPE prefix = VKC_SCRATCH[gl_SubgroupID];
         total = VKC_SCRATCH[size];
-        inclusive = VKC_OP_COMBINE(prefix, sub_inclusive);
         // Lane 0 takes the prefix as it is: combining it with the built-in's identity could turn -0 into +0.
         exclusive = gl_SubgroupInvocationID == 0u ? prefix : VKC_OP_COMBINE(prefix, sub_exclusive);
     }
 #else
-    VKC_PASTE(vkc_workgroup_scan_shared_, VKC_OP)(x, inclusive, exclusive, total);
+    VKC_PASTE(vkc_workgroup_scan_raking_, VKC_OP)(x, exclusive, total);
 #endif
     // The next collective may rewrite the scratch only after everyone has read it.
     barrier();
 }
 
 VKC_TYPE VKC_PASTE(vkc_workgroup_reduce_, VKC_OP)(VKC_TYPE x) {
-    VKC_TYPE inclusive, exclusive, total;
-    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(x, inclusive, exclusive, total);
+    VKC_TYPE exclusive, total;
+    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_OP_PREPARE(x), exclusive, total);
     return total;
 }
 
 VKC_TYPE VKC_PASTE(vkc_workgroup_scan_inclusive_, VKC_OP)(VKC_TYPE x) {
-    VKC_TYPE inclusive, exclusive, total;
-    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(x, inclusive, exclusive, total);
-    return inclusive;
+    VKC_TYPE exclusive, total;
+    x = VKC_OP_PREPARE(x);
+    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(x, exclusive, total);
+    return gl_LocalInvocationIndex == 0u ? x : VKC_OP_COMBINE(exclusive, x);
 }
 
 VKC_TYPE VKC_PASTE(vkc_workgroup_scan_exclusive_, VKC_OP)(VKC_TYPE x) {
-    VKC_TYPE inclusive, exclusive, total;
-    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(x, inclusive, exclusive, total);
+    VKC_TYPE exclusive, total;
+    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_OP_PREPARE(x), exclusive, total);
     return exclusive;
 }
 
+#ifndef VKC_KEEP_TEMPLATE_ARGUMENTS // block_scan.glsl builds on the definitions above
 #undef VKC_SCRATCH
 #undef VKC_OP_COMBINE
 #undef VKC_OP_IDENTITY
+#undef VKC_OP_PREPARE
+#undef VKC_OP_SUBGROUP_INCLUSIVE
+#undef VKC_OP_SUBGROUP_EXCLUSIVE
+#undef VKC_OP_CHUNK_TOTAL
 #undef VKC_TYPE
 #undef VKC_OP
+#undef VKC_CUSTOM_COMBINE
+#undef VKC_CUSTOM_IDENTITY
+#endif
