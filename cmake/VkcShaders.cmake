@@ -14,7 +14,17 @@ set(VKC_SPIRV_ENV vulkan1.1) # SPIR-V 1.3: runs on every Vulkan 1.1 device
 # shaders/include/vkc/common.glsl); the runtime refuses larger work-groups with a clear error.
 set(VKC_MODULE_MAX_WORKGROUP_SIZE 1024)
 
-# OpenCL type name -> GLSL type, C++ enum, bytes
+# OpenCL type name -> GLSL type and C++ enum (vkc::Type). uvec2 carries the custom operators' pairs.
+set(_vkc_glsl_char int8_t)
+set(_vkc_glsl_uchar uint8_t)
+set(_vkc_glsl_short int16_t)
+set(_vkc_glsl_ushort uint16_t)
+set(_vkc_glsl_uvec2 uvec2)
+set(_vkc_enum_char i8)
+set(_vkc_enum_uchar u8)
+set(_vkc_enum_short i16)
+set(_vkc_enum_ushort u16)
+set(_vkc_enum_uvec2 u32x2)
 set(_vkc_glsl_half float16_t)
 set(_vkc_glsl_int int)
 set(_vkc_glsl_uint uint)
@@ -31,9 +41,18 @@ set(_vkc_enum_float f32)
 set(_vkc_enum_double f64)
 
 # What a module needs from the device beyond Vulkan 1.1 compute, as vkc::Feature names.
+# Operator name in the variants list (OpenCL's) -> vkc::Op enum.
+set(_vkc_op_enum_and bit_and)
+set(_vkc_op_enum_or bit_or)
+set(_vkc_op_enum_xor bit_xor)
+
 function(_vkc_required_features out kernel type path)
   set(features "")
-  if(type STREQUAL "half")
+  if(type MATCHES "^u?char$")
+    list(APPEND features shader_int8 storage_buffer_8bit)
+  elseif(type MATCHES "^u?short$")
+    list(APPEND features shader_int16 storage_buffer_16bit)
+  elseif(type STREQUAL "half")
     list(APPEND features shader_float16 storage_buffer_16bit)
   elseif(type MATCHES "^u?long$")
     list(APPEND features shader_int64)
@@ -46,10 +65,12 @@ function(_vkc_required_features out kernel type path)
       list(APPEND features subgroup_vote)
     elseif(kernel STREQUAL "subgroup_layout")
       # basic only
+    elseif(type STREQUAL "uvec2") # custom operators scan through shuffles
+      list(APPEND features subgroup_shuffle subgroup_shuffle_relative)
     else()
       list(APPEND features subgroup_arithmetic)
     endif()
-    if(type MATCHES "^(half|long|ulong)$")
+    if(type MATCHES "^(half|char|uchar|short|ushort|long|ulong)$")
       list(APPEND features subgroup_extended_types)
     endif()
   endif()
@@ -90,13 +111,17 @@ function(vkc_add_shader_modules target)
         foreach(op IN LISTS field3)
           foreach(path IN LISTS field4)
             set(name "${collective}")
-            set(defines "-DCOLLECTIVE=${collective}" "-DVKC_SCRATCH_CAPACITY=${VKC_MODULE_MAX_WORKGROUP_SIZE}")
+            set(defines "-DCOLLECTIVE=${collective}" "-DCOLLECTIVE_${collective}=1"
+                        "-DVKC_SCRATCH_CAPACITY=${VKC_MODULE_MAX_WORKGROUP_SIZE}")
             set(type_enum u32) # the vote kernel reads uint predicates
             set(op_enum add)
             if(NOT op STREQUAL "-")
               string(APPEND name "_${op}")
-              list(APPEND defines "-DITEM_OP=${op}")
+              list(APPEND defines "-DITEM_OP=${op}" "-DITEM_OP_${op}=1")
               set(op_enum ${op})
+              if(DEFINED _vkc_op_enum_${op})
+                set(op_enum ${_vkc_op_enum_${op}})
+              endif()
             endif()
             if(NOT type STREQUAL "-")
               if(NOT DEFINED _vkc_glsl_${type})
@@ -129,9 +154,13 @@ function(vkc_add_shader_modules target)
               VERBATIM)
             list(APPEND spv_files "${spv}")
             _vkc_required_features(features ${kernel} ${type} ${path})
-            # name|collective|type|op|path|features|max work-group size
+            set(bindings 2)
+            if(kernel STREQUAL "block_scan")
+              set(bindings 3)
+            endif()
+            # name|collective|type|op|path|features|max work-group size|bindings
             list(APPEND table_rows
-                 "${name}|${collective}|${type_enum}|${op_enum}|${path_enum}|${features}|${VKC_MODULE_MAX_WORKGROUP_SIZE}")
+                 "${name}|${collective}|${type_enum}|${op_enum}|${path_enum}|${features}|${VKC_MODULE_MAX_WORKGROUP_SIZE}|${bindings}")
           endforeach()
         endforeach()
       endforeach()
@@ -141,13 +170,17 @@ function(vkc_add_shader_modules target)
   set(manifest "${CMAKE_CURRENT_BINARY_DIR}/vkc_modules.manifest")
   string(REPLACE ";" "\n" manifest_text "${table_rows}")
   file(CONFIGURE OUTPUT "${manifest}" CONTENT "${manifest_text}\n")
+  # The table goes in a C++ source, the SPIR-V words in an assembler source that .incbin's the files:
+  # a 5 MB array initialiser would take the compiler minutes.
   set(generated "${CMAKE_CURRENT_BINARY_DIR}/vkc_modules.cpp")
+  set(generated_asm "${CMAKE_CURRENT_BINARY_DIR}/vkc_modules.S")
   add_custom_command(
-    OUTPUT "${generated}"
+    OUTPUT "${generated}" "${generated_asm}"
     COMMAND "${CMAKE_COMMAND}" -DMANIFEST=${manifest} -DSPIRV_DIR=${out_dir} -DOUTPUT=${generated}
+            -DOUTPUT_ASM=${generated_asm}
             -P "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
     DEPENDS ${spv_files} "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
     COMMENT "Embedding ${CMAKE_CURRENT_BINARY_DIR}/spirv into vkc_modules.cpp"
     VERBATIM)
-  target_sources(${target} PRIVATE "${generated}")
+  target_sources(${target} PRIVATE "${generated}" "${generated_asm}")
 endfunction()

@@ -61,6 +61,7 @@ struct DeviceFeatureChain {
     VkPhysicalDeviceShaderFloat16Int8Features float16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
     VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures extended{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
+    VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
     std::vector<const char*> extensions; // device extensions these structs need on a Vulkan 1.1 device
 
     // Builds the chain from what the device knows about, so no struct it cannot parse is passed.
@@ -78,6 +79,11 @@ struct DeviceFeatureChain {
             *tail = &extended;
             tail = &extended.pNext;
             if (!v12) extensions.push_back(VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME);
+        }
+        if (v12 || has_extension(exts, VK_KHR_8BIT_STORAGE_EXTENSION_NAME)) {
+            *tail = &storage8;
+            tail = &storage8.pNext;
+            if (!v12) extensions.push_back(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
         }
         vkGetPhysicalDeviceFeatures2(pd, &core);
     }
@@ -132,6 +138,10 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
         if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) f = f | Feature::subgroup_basic;
         if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_VOTE_BIT) f = f | Feature::subgroup_vote;
         if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) f = f | Feature::subgroup_arithmetic;
+        if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) f = f | Feature::subgroup_shuffle;
+        if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) {
+            f = f | Feature::subgroup_shuffle_relative;
+        }
     }
     DeviceFeatureChain chain(pd, base.apiVersion);
     if (chain.extended.shaderSubgroupExtendedTypes) f = f | Feature::subgroup_extended_types;
@@ -139,6 +149,9 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
     if (chain.storage16.storageBuffer16BitAccess) f = f | Feature::storage_buffer_16bit;
     if (chain.core.features.shaderInt64) f = f | Feature::shader_int64;
     if (chain.core.features.shaderFloat64) f = f | Feature::shader_float64;
+    if (chain.core.features.shaderInt16) f = f | Feature::shader_int16;
+    if (chain.float16.shaderInt8) f = f | Feature::shader_int8;
+    if (chain.storage8.storageBuffer8BitAccess) f = f | Feature::storage_buffer_8bit;
     info.features = f;
     return info;
 }
@@ -291,7 +304,7 @@ struct Context::Impl {
     VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
     VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
     std::map<const ModuleInfo*, VkShaderModule> shader_modules;
-    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool>, VkPipeline> pipelines;
+    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t>, VkPipeline> pipelines;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
 
     void create(const ContextOptions& opts);
@@ -300,7 +313,7 @@ struct Context::Impl {
     Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
     void begin();
     void submit_and_wait();
-    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed);
+    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items = 1);
 };
 
 namespace {
@@ -360,11 +373,14 @@ void Context::Impl::create(const ContextOptions& opts) {
     VkPhysicalDeviceFeatures core{};
     core.shaderInt64 = chain.core.features.shaderInt64;
     core.shaderFloat64 = chain.core.features.shaderFloat64;
+    core.shaderInt16 = chain.core.features.shaderInt16;
     chain.core.features = core;
+    chain.storage8 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, chain.storage8.pNext,
+                      chain.storage8.storageBuffer8BitAccess};
     chain.storage16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, chain.storage16.pNext,
                        chain.storage16.storageBuffer16BitAccess};
     chain.float16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, chain.float16.pNext,
-                     chain.float16.shaderFloat16};
+                     chain.float16.shaderFloat16, chain.float16.shaderInt8};
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -395,15 +411,15 @@ void Context::Impl::create(const ContextOptions& opts) {
     check(vk.vkCreateFence(device, &f, nullptr, &fence), "vkCreateFence");
 
     // One layout serves every module (see include/vkc/modules.hpp).
-    VkDescriptorSetLayoutBinding bindings[2] = {};
-    for (uint32_t i = 0; i < 2; ++i) {
+    VkDescriptorSetLayoutBinding bindings[3] = {};
+    for (uint32_t i = 0; i < 3; ++i) {
         bindings[i].binding = i;
         bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         bindings[i].descriptorCount = 1;
         bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     }
     VkDescriptorSetLayoutCreateInfo sl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    sl.bindingCount = 2;
+    sl.bindingCount = 3;
     sl.pBindings = bindings;
     check(vk.vkCreateDescriptorSetLayout(device, &sl, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes};
@@ -413,7 +429,7 @@ void Context::Impl::create(const ContextOptions& opts) {
     pl.pushConstantRangeCount = 1;
     pl.pPushConstantRanges = &range;
     check(vk.vkCreatePipelineLayout(device, &pl, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = 1;
     dp.poolSizeCount = 1;
@@ -498,8 +514,8 @@ void Context::Impl::submit_and_wait() {
     check(r, "vkWaitForFences");
 }
 
-VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed) {
-    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed);
+VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items) {
+    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items);
     auto it = pipelines.find(key);
     if (it != pipelines.end()) return it->second;
     VkShaderModule& module = shader_modules[&m];
@@ -509,13 +525,14 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
         info.pCode = m.code;
         check(vk.vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
     }
-    const uint32_t values[4] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE};
-    VkSpecializationMapEntry entries[4];
+    const uint32_t values[5] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE, items};
+    VkSpecializationMapEntry entries[5];
     for (uint32_t i = 0; i < 3; ++i) {
         entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
     }
     entries[3] = {module_spec_subgroups_packed, 3 * sizeof(uint32_t), sizeof(VkBool32)};
-    VkSpecializationInfo spec{4, entries, sizeof(values), values};
+    entries[4] = {module_spec_items_per_invocation, 4 * sizeof(uint32_t), sizeof(uint32_t)};
+    VkSpecializationInfo spec{5, entries, sizeof(values), values};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -572,9 +589,12 @@ bool Context::validation_enabled() const { return impl_->validation_on; }
 uint64_t Context::validation_messages() const { return impl_->validation_count; }
 std::string Context::last_validation_message() const { return impl_->validation_last; }
 
-const ModuleInfo& Context::select_module(Collective c, Type t, Op op) const {
-    bool op_matters = c == Collective::reduce || c == Collective::scan_inclusive || c == Collective::scan_exclusive;
+const ModuleInfo& Context::select_module(Collective c, Type t, Op op, Path preferred) const {
+    bool op_matters = has_op(c);
     bool type_matters = c != Collective::all && c != Collective::any;
+    if (type_matters && op_matters && !has_op(t, op)) {
+        throw Error(std::string(name(op)) + " is not defined on " + std::string(name(t)) + " items");
+    }
     const ModuleInfo* shared = nullptr;
     const ModuleInfo* subgroup = nullptr;
     for (const ModuleInfo& m : modules()) {
@@ -583,7 +603,8 @@ const ModuleInfo& Context::select_module(Collective c, Type t, Op op) const {
     }
     Feature have = impl_->info.features;
     auto missing = [&](const ModuleInfo* m) { return m->required & ~have; };
-    if (subgroup && !impl_->options.shared_memory_only && !any(missing(subgroup))) return *subgroup;
+    bool want_subgroup = preferred == Path::subgroup && !impl_->options.shared_memory_only;
+    if (subgroup && want_subgroup && !any(missing(subgroup))) return *subgroup;
     if (shared && !any(missing(shared))) return *shared;
     std::string what = std::string(name(c)) + (op_matters ? std::string(" ") + std::string(name(op)) : "") +
                        (type_matters ? std::string(" on ") + std::string(name(t)) : "");
@@ -650,9 +671,8 @@ void Context::check_host_items(const WorkgroupRequest& r, size_t host_size) cons
     }
 }
 
-void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output) {
+void Context::check_shape(const WorkgroupShape& s) const {
     const DeviceInfo& dev = impl_->info;
-    const WorkgroupShape& s = r.shape;
     if (s.x == 0 || s.y == 0 || s.z == 0) {
         throw Error("work-group size " + s.text() + " has a zero dimension; every dimension must be at least 1");
     }
@@ -661,20 +681,25 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
     for (int i = 0; i < 3; ++i) {
         if (dims[i] > dev.max_workgroup_size[i]) {
             throw UnsupportedError("work-group size " + s.text() + " exceeds the device limit maxComputeWorkGroupSize." +
-                        axis[i] + " = " + std::to_string(dev.max_workgroup_size[i]));
+                                   axis[i] + " = " + std::to_string(dev.max_workgroup_size[i]));
         }
     }
     if (s.size() > dev.max_workgroup_invocations) {
         throw UnsupportedError("work-group size " + s.text() + " (" + std::to_string(s.size()) +
-                    " invocations) exceeds the device limit maxComputeWorkGroupInvocations = " +
-                    std::to_string(dev.max_workgroup_invocations));
+                               " invocations) exceeds the device limit maxComputeWorkGroupInvocations = " +
+                               std::to_string(dev.max_workgroup_invocations));
     }
-    if (r.count == 0) throw Error("empty input: the request has 0 items; a collective needs at least one");
-    if (r.count > UINT32_MAX) {
-        throw Error("count " + std::to_string(r.count) + " exceeds 2^32 - 1 items, the most one request can hold");
+}
+
+// Checks what a module needs of the shape, the item count and the buffers; returns the item bytes.
+uint64_t Context::check_module_use(const ModuleInfo& m, const WorkgroupShape& s, uint64_t count, const Buffer& input,
+                                   const Buffer& output) const {
+    const DeviceInfo& dev = impl_->info;
+    if (count == 0) throw Error("empty input: the request has 0 items; a collective needs at least one");
+    if (count > UINT32_MAX) {
+        throw Error("count " + std::to_string(count) + " exceeds 2^32 - 1 items, the most one request can hold");
     }
-    const ModuleInfo& m = select_module(r.collective, r.type, r.op);
-    uint64_t bytes = r.count * size_of(m.type);
+    uint64_t bytes = count * size_of(m.type);
     check_range(input, bytes, 0, "input");
     check_range(output, bytes, 0, "output");
     if (bytes > dev.max_storage_buffer_range) {
@@ -688,9 +713,30 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
     size_t shared = shared_memory_bytes(m);
     if (shared > dev.max_shared_memory) {
         throw UnsupportedError(std::string(m.name) + " needs " + std::to_string(shared) +
-                    " bytes of shared memory; the device limit maxComputeSharedMemorySize is " +
-                    std::to_string(dev.max_shared_memory));
+                               " bytes of shared memory; the device limit maxComputeSharedMemorySize is " +
+                               std::to_string(dev.max_shared_memory));
     }
+    return bytes;
+}
+
+// Work-groups as a grid of up to maxComputeWorkGroupCount[0] columns.
+void Context::grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const {
+    const DeviceInfo& dev = impl_->info;
+    uint64_t gx = std::min<uint64_t>(groups, dev.max_workgroup_count[0]);
+    uint64_t gy = (groups + gx - 1) / gx;
+    if (gy > dev.max_workgroup_count[1]) {
+        throw Error(std::to_string(groups) + " work-groups exceed the device's maxComputeWorkGroupCount");
+    }
+    x = uint32_t(gx);
+    y = uint32_t(gy);
+}
+
+void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output) {
+    const WorkgroupShape& s = r.shape;
+    check_shape(s);
+    if (is_block(r.collective)) throw Error("block collectives take a BlockRequest");
+    const ModuleInfo& m = select_module(r.collective, r.type, r.op);
+    uint64_t bytes = check_module_use(m, s, r.count, input, output);
     uint64_t groups = (r.count + s.size() - 1) / s.size();
     ModuleParams params{};
     params.count = uint32_t(r.count);
@@ -713,14 +759,43 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
         params.source_dims = src.dims;
         for (int i = 0; i < 3; ++i) params.source[i] = src.id[i];
     }
-    uint64_t grid_x = std::min<uint64_t>(groups, dev.max_workgroup_count[0]);
-    uint64_t grid_y = (groups + grid_x - 1) / grid_x;
-    if (grid_y > dev.max_workgroup_count[1]) {
-        throw Error(std::to_string(groups) + " work-groups exceed the device's maxComputeWorkGroupCount");
-    }
-
+    uint32_t grid_x, grid_y;
+    grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
-    dispatch(m, s, packed, params, input, output, bytes, uint32_t(grid_x), uint32_t(grid_y));
+    dispatch({&m, s, packed, 1, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
+}
+
+void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Buffer* record) {
+    const WorkgroupShape& s = r.shape;
+    check_shape(s);
+    if (!is_block(r.collective)) throw Error(std::string(name(r.collective)) + " takes a WorkgroupRequest");
+    if (r.items_per_invocation < 1 || r.items_per_invocation > 16) {
+        throw Error("items_per_invocation " + std::to_string(r.items_per_invocation) + " is outside 1 to 16");
+    }
+    if (r.tiles_per_group < 1) throw Error("tiles_per_group is 0; each work-group needs at least one tile");
+    const ModuleInfo& m = select_module(r.collective, r.type, r.op, r.algorithm);
+    uint64_t bytes = check_module_use(m, s, r.count, input, output);
+    uint64_t tile = s.size() * r.items_per_invocation;
+    uint64_t tiles = (r.count + tile - 1) / tile;
+    uint64_t groups = (tiles + r.tiles_per_group - 1) / r.tiles_per_group;
+    uint64_t record_bytes = 2 * groups * r.tiles_per_group * s.size() * size_of(m.type);
+    if (record) check_range(*record, record_bytes, 0, "record");
+    if ((groups * r.tiles_per_group + 1) * tile > uint64_t(UINT32_MAX)) {
+        throw Error("the tiles of this request span more than 2^32 items, past the block modules' 32-bit indices");
+    }
+    BlockParams params{};
+    params.count = uint32_t(r.count);
+    params.tiles_per_group = r.tiles_per_group;
+    params.flags = (r.seeded ? 1u : 0u) | (r.running ? 2u : 0u) | (record ? 4u : 0u);
+    params.seed[0] = uint32_t(r.seed_bits);
+    params.seed[1] = uint32_t(r.seed_bits >> 32);
+    params.seed[2] = 0x9e3779b9u; // junk for every invocation but the first: a running prefix must ignore it
+    params.seed[3] = 0x7f4a7c15u;
+    uint32_t grid_x, grid_y;
+    grid_for(groups, grid_x, grid_y);
+    bool packed = m.path == Path::subgroup && subgroups_packed(s);
+    dispatch({&m, s, packed, r.items_per_invocation, &params, &input, &output, record, bytes, record_bytes, grid_x,
+              grid_y});
 }
 
 bool Context::subgroups_packed(const WorkgroupShape& s) {
@@ -739,7 +814,7 @@ bool Context::subgroups_packed(const WorkgroupShape& s) {
         ModuleParams params{};
         params.count = uint32_t(n + 1);
         params.group_count = 1;
-        dispatch(*probe, s, false, params, out, out, out.size(), 1, 1);
+        dispatch({probe, s, false, 1, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
         std::vector<uint32_t> place(n + 1);
         download(out, place.data(), out.size());
         packed = true;
@@ -749,9 +824,8 @@ bool Context::subgroups_packed(const WorkgroupShape& s) {
     return packed;
 }
 
-void Context::dispatch(const ModuleInfo& m, const WorkgroupShape& s, bool packed, const ModuleParams& params,
-                       const Buffer& input, Buffer& output, uint64_t bytes, uint32_t grid_x, uint32_t grid_y) {
-    VkPipeline pipeline = impl_->pipeline(m, s, packed);
+void Context::dispatch(const Dispatch& d) {
+    VkPipeline pipeline = impl_->pipeline(*d.module, d.shape, d.packed, d.items);
     auto& vk = impl_->vk;
     check(vk.vkResetDescriptorPool(impl_->device, impl_->descriptor_pool, 0), "vkResetDescriptorPool");
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -760,9 +834,14 @@ void Context::dispatch(const ModuleInfo& m, const WorkgroupShape& s, bool packed
     a.pSetLayouts = &impl_->set_layout;
     VkDescriptorSet set = VK_NULL_HANDLE;
     check(vk.vkAllocateDescriptorSets(impl_->device, &a, &set), "vkAllocateDescriptorSets");
-    VkDescriptorBufferInfo buffers[2] = {{input.handle(), 0, bytes}, {output.handle(), 0, bytes}};
-    VkWriteDescriptorSet writes[2] = {};
-    for (uint32_t i = 0; i < 2; ++i) {
+    // Binding 2 gets the output when there is no record: the layout has it, the shader writes it only
+    // when told to.
+    VkDescriptorBufferInfo buffers[3] = {{d.input->handle(), 0, d.bytes},
+                                         {d.output->handle(), 0, d.bytes},
+                                         d.record ? VkDescriptorBufferInfo{d.record->handle(), 0, d.record_bytes}
+                                                  : VkDescriptorBufferInfo{d.output->handle(), 0, d.bytes}};
+    VkWriteDescriptorSet writes[3] = {};
+    for (uint32_t i = 0; i < 3; ++i) {
         writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         writes[i].dstSet = set;
         writes[i].dstBinding = i;
@@ -770,7 +849,7 @@ void Context::dispatch(const ModuleInfo& m, const WorkgroupShape& s, bool packed
         writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         writes[i].pBufferInfo = &buffers[i];
     }
-    vk.vkUpdateDescriptorSets(impl_->device, 2, writes, 0, nullptr);
+    vk.vkUpdateDescriptorSets(impl_->device, 3, writes, 0, nullptr);
 
     impl_->begin();
     // Uploads by copy must land before the shader reads, and an earlier run's writes too.
@@ -782,8 +861,9 @@ void Context::dispatch(const ModuleInfo& m, const WorkgroupShape& s, bool packed
     vk.vkCmdBindPipeline(impl_->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vk.vkCmdBindDescriptorSets(impl_->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipeline_layout, 0, 1, &set, 0,
                                nullptr);
-    vk.vkCmdPushConstants(impl_->cmd, impl_->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
-    vk.vkCmdDispatch(impl_->cmd, grid_x, grid_y, 1);
+    vk.vkCmdPushConstants(impl_->cmd, impl_->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                          module_push_constant_bytes, d.push_constants);
+    vk.vkCmdDispatch(impl_->cmd, d.grid_x, d.grid_y, 1);
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;

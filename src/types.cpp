@@ -9,15 +9,20 @@
 namespace vkc {
 namespace {
 
-constexpr std::array<std::string_view, 7> type_names = {"half", "int", "uint", "long", "ulong", "float", "double"};
-constexpr std::array<size_t, 7> type_sizes = {2, 4, 4, 8, 8, 4, 8};
-constexpr std::array<std::string_view, 3> op_names = {"add", "min", "max"};
-constexpr std::array<std::string_view, 7> collective_names = {
-    "reduce", "scan_inclusive", "scan_exclusive", "broadcast", "all", "any", "layout_probe"};
+constexpr std::array<std::string_view, 12> type_names = {"half", "int",  "uint", "long",  "ulong",  "float",
+                                                         "double", "char", "uchar", "short", "ushort", "uvec2"};
+constexpr std::array<size_t, 12> type_sizes = {2, 4, 4, 8, 8, 4, 8, 1, 1, 2, 2, 8};
+constexpr std::array<std::string_view, 12> op_names = {"add", "min", "max", "mul", "and", "or", "xor",
+                                                       "logical_and", "logical_or", "logical_xor", "argmax",
+                                                       "segmented_add"};
+constexpr std::array<std::string_view, 10> collective_names = {
+    "reduce", "scan_inclusive", "scan_exclusive", "broadcast", "all", "any", "layout_probe",
+    "block_reduce", "block_scan_inclusive", "block_scan_exclusive"};
 // Vulkan's own names, so a message says what to look for in vulkaninfo.
-constexpr std::array<std::string_view, 8> feature_vulkan_names = {
+constexpr std::array<std::string_view, 13> feature_vulkan_names = {
     "subgroup basic operations in compute", "subgroup vote", "subgroup arithmetic", "shaderSubgroupExtendedTypes",
-    "shaderFloat16", "storageBuffer16BitAccess", "shaderInt64", "shaderFloat64"};
+    "shaderFloat16", "storageBuffer16BitAccess", "shaderInt64", "shaderFloat64", "shaderInt8", "shaderInt16",
+    "storageBuffer8BitAccess", "subgroup shuffle", "subgroup shuffle relative"};
 
 template <class E, size_t N>
 bool parse_name(std::string_view text, const std::array<std::string_view, N>& names, E& out) {
@@ -38,6 +43,20 @@ std::string_view name(Collective c) { return collective_names.at(size_t(c)); }
 std::string_view name(Path p) { return p == Path::subgroup ? "subgroup" : "shared"; }
 size_t size_of(Type t) { return type_sizes.at(size_t(t)); }
 bool is_float(Type t) { return t == Type::f16 || t == Type::f32 || t == Type::f64; }
+bool is_integer(Type t) { return !is_float(t) && t != Type::u32x2; }
+bool has_op(Type t, Op op) {
+    if (op == Op::argmax || op == Op::segmented_add) return t == Type::u32x2;
+    if (t == Type::u32x2) return false;
+    return is_integer(t) || op == Op::add || op == Op::min || op == Op::max || op == Op::mul;
+}
+bool is_block(Collective c) {
+    return c == Collective::block_reduce || c == Collective::block_scan_inclusive ||
+           c == Collective::block_scan_exclusive;
+}
+bool has_op(Collective c) {
+    return is_block(c) || c == Collective::reduce || c == Collective::scan_inclusive ||
+           c == Collective::scan_exclusive;
+}
 bool parse(std::string_view text, Type& out) { return parse_name(text, type_names, out); }
 bool parse(std::string_view text, Op& out) { return parse_name(text, op_names, out); }
 bool parse(std::string_view text, Collective& out) { return parse_name(text, collective_names, out); }
@@ -66,7 +85,8 @@ size_t shared_memory_bytes(const ModuleInfo& m) {
     case Collective::all:
     case Collective::any: return sizeof(uint32_t);
     case Collective::layout_probe: return 0;
-    default: return size_t(m.max_workgroup_size + 1) * size_of(m.type);
+    default: // the scan scratch: capacity + raking lanes (32) + 1, and for block scans a prefix slot
+        return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type);
     }
 }
 

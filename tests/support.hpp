@@ -19,6 +19,8 @@ Context& context();
 // The path a module with every feature available runs on: subgroup, unless VKC_SHARED_MEMORY_ONLY=1.
 Path preferred_path();
 
+// OpenCL C's types and operators (the foundation), and what came after (8/16-bit integers, mul,
+// bitwise and logical ops, the worked custom operators).
 inline const std::vector<Type>& all_types() {
     static const std::vector<Type> t = {Type::f16, Type::i32, Type::u32, Type::i64, Type::u64, Type::f32, Type::f64};
     return t;
@@ -27,6 +29,21 @@ inline const std::vector<Op>& all_ops() {
     static const std::vector<Op> o = {Op::add, Op::min, Op::max};
     return o;
 }
+inline const std::vector<Type>& every_type() {
+    static const std::vector<Type> t = {Type::f16, Type::i32, Type::u32, Type::i64, Type::u64, Type::f32,
+                                        Type::f64, Type::i8,  Type::u8,  Type::i16, Type::u16, Type::u32x2};
+    return t;
+}
+inline const std::vector<Op>& every_op() {
+    static const std::vector<Op> o = {Op::add,         Op::min,        Op::max,         Op::mul,
+                                      Op::bit_and,     Op::bit_or,     Op::bit_xor,     Op::logical_and,
+                                      Op::logical_or,  Op::logical_xor, Op::argmax,     Op::segmented_add};
+    return o;
+}
+// Fewer shapes for the operators and types past OpenCL C's, to keep the suite's time in bounds:
+// a size below the narrowest subgroups, one just past a power of two, a full one, and a 3D shape that
+// lavapipe packs row by row.
+inline std::vector<WorkgroupShape> reduced_shapes() { return {{7}, {33}, {256}, {3, 5, 7}}; }
 
 // Runs the case and records it: a failure fails the test with the case's detail; a skip prints its
 // reason, and fails too when VKC_EXPECT_NO_SKIPS=1 (set for lavapipe, which supports everything).
@@ -34,5 +51,8 @@ void expect_pass(const verify::Case& c);
 
 // Runs `collective` for every type x op (when it has them) x the standard work-group shapes.
 void run_matrix(Collective collective, bool per_type, bool per_op);
+
+// Runs `collective` for the types and ops past OpenCL C's, at reduced_shapes().
+void run_extended_matrix(Collective collective);
 
 } // namespace vkc::test

@@ -22,3 +22,14 @@ TEST_CASE("broadcast: a 2D source (x, y) is local index x + y*X") {
     r.source.id[2] = 1; // index 1 + 2*(0 + 1*3) = 7
     CHECK(test::context().run(r, items) == std::vector<uint32_t>(12, 107));
 }
+
+TEST_CASE("broadcast: 8- and 16-bit integers") {
+    uint64_t seed = 77;
+    for (Type t : {Type::i8, Type::u8, Type::i16, Type::u16}) {
+        for (const WorkgroupShape& shape : test::reduced_shapes()) {
+            verify::Case c{Collective::broadcast, t, Op::add, shape};
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
+}

@@ -35,3 +35,7 @@ TEST_CASE("reduce: min and max ignore NaN; only NaNs give the identity") {
     CHECK(ctx.run(WorkgroupRequest{Collective::reduce, Type::f32, Op::min, {3}}, nans) == std::vector<float>(3, inf));
     CHECK(ctx.run(WorkgroupRequest{Collective::reduce, Type::f32, Op::max, {3}}, nans) == std::vector<float>(3, -inf));
 }
+
+TEST_CASE("reduce: 8/16-bit integers, mul, bitwise and logical ops, custom operators") {
+    test::run_extended_matrix(Collective::reduce);
+}

@@ -53,3 +53,11 @@ TEST_CASE("scan: a short last group covers only its own items") {
     auto red = test::context().run(WorkgroupRequest{Collective::reduce, Type::u32, Op::add, {4}}, items);
     CHECK(red == std::vector<uint32_t>{4, 4, 4, 4, 4, 4, 4, 4, 2, 2});
 }
+
+TEST_CASE("scan_inclusive: 8/16-bit integers, mul, bitwise and logical ops, custom operators") {
+    test::run_extended_matrix(Collective::scan_inclusive);
+}
+
+TEST_CASE("scan_exclusive: 8/16-bit integers, mul, bitwise and logical ops, custom operators") {
+    test::run_extended_matrix(Collective::scan_exclusive);
+}

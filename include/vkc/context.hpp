@@ -99,6 +99,25 @@ struct WorkgroupRequest {
     BroadcastSource source;    // broadcast only
 };
 
+// CUB's BlockScan over a buffer: tiles of size x items_per_invocation items (invocation i holds
+// items [i*k, (i+1)*k) of its tile); work-group g scans tiles [g*t, (g+1)*t) in turn (t =
+// tiles_per_group). Items past `count` are neither read nor written (a partial or empty tile).
+struct BlockRequest {
+    Collective collective = Collective::block_scan_inclusive; // block_reduce writes each tile's total to its items
+    Type type = Type::u32;
+    Op op = Op::add;
+    WorkgroupShape shape;
+    uint32_t items_per_invocation = 1; // 1 to 16
+    uint32_t tiles_per_group = 1;
+    uint64_t count = 0;
+    bool seeded = false;   // every tile's scan starts from `seed` (exclusive: its first item is seed)
+    bool running = false;  // carry a running prefix across a group's tiles, starting from `seed`
+    uint64_t seed_bits = 0; // the seed's bits, in the low bytes for narrower types
+    // Algorithm: subgroup (subgroup scans joined through shared memory; raking where the device
+    // lacks what they need) or shared_memory (the raking scan, CUB's BLOCK_SCAN_RAKING).
+    Path algorithm = Path::subgroup;
+};
+
 class Context {
 public:
     explicit Context(const ContextOptions& options = {});
@@ -113,7 +132,8 @@ public:
 
     // The module that runs this collective on this device: the subgroup path when the device supports
     // it for the type, else the shared-memory path. Throws UnsupportedError naming what is missing.
-    const ModuleInfo& select_module(Collective, Type, Op) const;
+    // `preferred` shared_memory picks the shared-memory module even where subgroups would do.
+    const ModuleInfo& select_module(Collective, Type, Op, Path preferred = Path::subgroup) const;
 
     // Whether the device packs the invocations of this shape into subgroups in local-index order
     // (subgroup s holds indices [s*S, (s+1)*S)), as the subgroup path of reduce and scans needs.
@@ -127,6 +147,11 @@ public:
     // Runs the collective over request.count items of `input`, writing the same count to `output`
     // (which may be `input`). Nothing past the count is written. Throws Error on bad input.
     void run(const WorkgroupRequest& request, const Buffer& input, Buffer& output);
+
+    // Runs a block scan. `record`, when given, receives for each tile t the aggregate every invocation
+    // saw (items [2t*size, 2t*size + size)) and the running prefix each holds after the tile (the next
+    // `size` items); it needs 2 * tiles * size items, tiles = groups * tiles_per_group.
+    void run(const BlockRequest& request, const Buffer& input, Buffer& output, Buffer* record = nullptr);
 
     // Convenience: upload, run over every item, download. T is the host type of request.type
     // (vkc::half, int32_t, uint32_t, int64_t, uint64_t, float, double).
@@ -150,8 +175,23 @@ public:
     struct Impl;
 
 private:
-    void dispatch(const ModuleInfo&, const WorkgroupShape&, bool packed, const ModuleParams&, const Buffer& input,
-                  Buffer& output, uint64_t bytes, uint32_t grid_x, uint32_t grid_y);
+    struct Dispatch {
+        const ModuleInfo* module;
+        WorkgroupShape shape;
+        bool packed;                // subgroups packed in local-index order at this shape
+        uint32_t items;             // items per invocation (block modules)
+        const void* push_constants; // module_push_constant_bytes
+        const Buffer* input;
+        Buffer* output;
+        Buffer* record;             // binding 2, or null
+        uint64_t bytes, record_bytes;
+        uint32_t grid_x, grid_y;
+    };
+    void dispatch(const Dispatch&);
+    void check_shape(const WorkgroupShape&) const;
+    uint64_t check_module_use(const ModuleInfo&, const WorkgroupShape&, uint64_t count, const Buffer& input,
+                              const Buffer& output) const;
+    void grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const;
     void check_host_items(const WorkgroupRequest&, size_t host_size) const;
     std::unique_ptr<Impl> impl_;
 };

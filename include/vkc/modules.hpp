@@ -29,6 +29,17 @@ struct ModuleParams {
 };
 static_assert(sizeof(ModuleParams) == 32);
 
+// Push constants of block modules (collectives block_*), 32 bytes.
+struct BlockParams {
+    uint32_t count;           // valid items
+    uint32_t tiles_per_group; // tiles each work-group scans in turn
+    uint32_t flags;           // 1: seeded, 2: running prefix, 4: write the record (binding 2)
+    uint32_t reserved;
+    uint32_t seed[4];         // seed bits (low word first); [2], [3]: junk other invocations start from
+};
+static_assert(sizeof(BlockParams) == 32);
+constexpr uint32_t module_spec_items_per_invocation = 4; // block modules
+
 constexpr uint32_t module_input_binding = 0;
 constexpr uint32_t module_output_binding = 1;
 constexpr uint32_t module_spec_workgroup_size_x = 0; // then y = 1, z = 2
@@ -43,6 +54,7 @@ struct ModuleInfo {
     Path path;
     Feature required;       // what the device must support to run it
     uint32_t max_workgroup_size; // invocations its shared scratch is sized for
+    uint32_t binding_count; // 2, or 3 for block modules (binding 2: per-tile record, see BlockParams)
     const uint32_t* code;   // SPIR-V 1.3 words, entry point "main"
     size_t code_bytes;
 };

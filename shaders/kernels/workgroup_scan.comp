@@ -12,6 +12,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const bool subgroups_packed = true;
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 
+#include "custom_ops.glsl"
 #define VKC_TYPE ITEM_TYPE
 #define VKC_OP ITEM_OP
 #include "vkc/workgroup_scan.glsl"
@@ -30,7 +31,7 @@ void main() {
     uint index = group * VKC_WORKGROUP_SIZE + gl_LocalInvocationIndex;
     bool live = index < params.count;
     // Items past the end of a short last group add the identity, so the collective covers live items only.
-    ITEM_TYPE x = live ? items_in[index] : VKC_PASTE(vkc_identity_, ITEM_OP)(ITEM_TYPE(0));
+    ITEM_TYPE x = live ? items_in[index] : ITEM_IDENTITY;
     ITEM_TYPE result = COLLECTIVE_FUNCTION(x);
     if (live) {
         items_out[index] = result;

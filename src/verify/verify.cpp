@@ -18,20 +18,29 @@ using Rng = std::mt19937_64;
 
 // ---- Per-type host traits --------------------------------------------------------------------
 
+// The host type of uvec2 items (the worked custom operators).
+struct Pair {
+    uint32_t x, y;
+};
+
 template <class T>
 constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, half>;
+template <class T>
+constexpr bool is_pair_v = std::is_same_v<T, Pair>;
 
 // Floats are compared through long double, wide enough to hold every sum of the test data exactly
 // or nearly so; ints through their own type.
 template <class T>
 long double wide(T v) {
     if constexpr (std::is_same_v<T, half>) return static_cast<float>(v);
+    else if constexpr (is_pair_v<T>) return v.y;
     else return static_cast<long double>(v);
 }
 
 template <class T>
 T narrow(long double v) {
     if constexpr (std::is_same_v<T, half>) return half(float(v));
+    else if constexpr (is_pair_v<T>) return Pair{0, uint32_t(v)};
     else return T(v);
 }
 
@@ -51,47 +60,83 @@ bool is_nan(T v) {
 template <class T>
 long double epsilon() {
     if constexpr (std::is_same_v<T, half>) return std::ldexp(1.0L, -10);
-    else return std::numeric_limits<T>::epsilon();
+    else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::epsilon();
+    else return 0;
 }
 
 template <class T>
 T infinity() {
     if constexpr (std::is_same_v<T, half>) return half::from_bits(0x7c00);
-    else return std::numeric_limits<T>::infinity();
+    else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    else return T{};
 }
 
 template <class T>
 T quiet_nan() {
     if constexpr (std::is_same_v<T, half>) return half::from_bits(0x7e00);
-    else return std::numeric_limits<T>::quiet_NaN();
+    else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
+    else return T{};
 }
 
-// OpenCL C's identities.
+// The identities of OpenCL C and cl_khr_work_group_uniform_arithmetic, and of the worked custom ops.
 template <class T>
 T identity(Op op) {
-    if (op == Op::add) return narrow<T>(0);
-    if constexpr (is_float_v<T>) {
+    if constexpr (is_pair_v<T>) {
+        return op == Op::argmax ? Pair{0xff800000u, 0xffffffffu} : Pair{0, 0};
+    } else if constexpr (is_float_v<T>) {
         T inf = infinity<T>();
-        return op == Op::min ? inf : narrow<T>(-wide(inf));
+        switch (op) {
+        case Op::min: return inf;
+        case Op::max: return narrow<T>(-wide(inf));
+        case Op::mul: return narrow<T>(1);
+        default: return narrow<T>(0);
+        }
     } else {
-        return op == Op::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+        switch (op) {
+        case Op::min: return std::numeric_limits<T>::max();
+        case Op::max: return std::numeric_limits<T>::lowest();
+        case Op::mul:
+        case Op::logical_and: return T(1);
+        case Op::bit_and: return T(~T(0));
+        default: return T(0);
+        }
     }
 }
 
-// Exact host combine for ints (add wraps) and for float min/max (NaN ignored, as the shaders do).
+// What the shaders do to each item first: min/max treat NaN as the identity, logical ops see 0 or 1.
+template <class T>
+T prepare(Op op, T v) {
+    if (is_nan(v) && (op == Op::min || op == Op::max)) return identity<T>(op);
+    if constexpr (std::is_integral_v<T>) {
+        if (op == Op::logical_and || op == Op::logical_or || op == Op::logical_xor) return T(v != 0 ? 1 : 0);
+    }
+    return v;
+}
+
+// Exact host combine of prepared items: ints (add and mul wrap), float min/max and mul, the pairs.
 template <class T>
 T combine(Op op, T a, T b) {
-    if constexpr (is_float_v<T>) {
-        if (is_nan(a)) return b;
-        if (is_nan(b)) return a;
+    if constexpr (is_pair_v<T>) {
+        if (op == Op::segmented_add) return Pair{a.x | b.x, b.x ? b.y : a.y + b.y};
+        float va = std::bit_cast<float>(a.x), vb = std::bit_cast<float>(b.x);
+        return (vb > va || (vb == va && b.y < a.y)) ? b : a;
+    } else if constexpr (is_float_v<T>) {
+        if (op == Op::mul) return narrow<T>(wide(a) * wide(b));
+        if (op == Op::add) return narrow<T>(wide(a) + wide(b));
         if (op == Op::min) return wide(b) < wide(a) ? b : a;
         return wide(b) > wide(a) ? b : a;
     } else {
         using U = std::make_unsigned_t<T>;
         switch (op) {
-        case Op::add: return T(U(a) + U(b));
+        case Op::add: return T(U(uint64_t(U(a)) + uint64_t(U(b))));
+        case Op::mul: return T(U(uint64_t(U(a)) * uint64_t(U(b))));
         case Op::min: return std::min(a, b);
-        default: return std::max(a, b);
+        case Op::max: return std::max(a, b);
+        case Op::bit_and:
+        case Op::logical_and: return T(a & b);
+        case Op::bit_or:
+        case Op::logical_or: return T(a | b);
+        default: return T(a ^ b);
         }
     }
 }
@@ -99,29 +144,53 @@ T combine(Op op, T a, T b) {
 template <class T>
 std::string show(T v) {
     std::ostringstream s;
-    if constexpr (std::is_same_v<T, half>) s << float(v) << " (bits 0x" << std::hex << v.bits << ")";
+    if constexpr (is_pair_v<T>) s << "(" << v.x << ", " << v.y << ")";
+    else if constexpr (std::is_same_v<T, half>) s << float(v) << " (bits 0x" << std::hex << v.bits << ")";
     else if constexpr (is_float_v<T>) s.precision(std::numeric_limits<T>::max_digits10), s << v;
     else s << +v;
     return s.str();
 }
 
-// Random floats in [-999, 999]; halves in [-60, 60], so that a sum over 1024 of them stays finite.
+// Random items for an operator. Floats: add/min/max uniform in [-999, 999] (halves in [-60, 60], so a
+// sum over 1024 stays finite); mul mostly +-1 with a few +-2 and +-0.5, so products are exact. Ints:
+// the full range, biased for and/or and the logical ops so their prefixes do not settle at once.
 template <class T>
-T random_value(Rng& rng) {
-    if constexpr (is_float_v<T>) {
+T random_value(Op op, Rng& rng) {
+    if constexpr (is_pair_v<T>) {
+        if (op == Op::segmented_add) return Pair{rng() % 8 == 0 ? 1u : 0u, uint32_t(rng())};
+        float v = float(int(rng() % 64) - 32); // few values, so ties happen
+        return Pair{std::bit_cast<uint32_t>(v), uint32_t(rng())};
+    } else if constexpr (is_float_v<T>) {
+        if (op == Op::mul) {
+            uint64_t r = rng();
+            bool rare = r % (std::is_same_v<T, half> ? 64 : 16) == 0;
+            long double m = rare ? ((r >> 8) % 2 ? 2.0L : 0.5L) : 1.0L;
+            return narrow<T>((r >> 9) % 2 ? -m : m);
+        }
         long double range = std::is_same_v<T, half> ? 60.0L : 999.0L;
         std::uniform_real_distribution<double> d(-double(range), double(range));
         return narrow<T>(d(rng));
     } else {
-        return T(rng());
+        uint64_t r = rng();
+        switch (op) {
+        case Op::bit_and: return T(r | rng() | rng());
+        case Op::bit_or: return T(r & rng() & rng());
+        case Op::logical_and: return T(r % 64 == 0 ? 0 : (r >> 8) | 1);
+        case Op::logical_or: return T(r % 64 == 0 ? (r >> 8) | 1 : 0);
+        case Op::logical_xor: return T(r % 2 ? 0 : r >> 1);
+        default: return T(r);
+        }
     }
 }
 
 template <class T>
 std::vector<T> extremes(Op op) {
-    if constexpr (is_float_v<T>) {
+    if constexpr (is_pair_v<T>) {
+        return {identity<T>(op)};
+    } else if constexpr (is_float_v<T>) {
         T inf = infinity<T>();
         std::vector<T> v = {inf, narrow<T>(-wide(inf)), narrow<T>(0.0L), narrow<T>(-0.0L)};
+        if (op == Op::mul) return {inf, narrow<T>(-wide(inf)), narrow<T>(0.0L), narrow<T>(-0.0L), narrow<T>(1.0L)};
         if (op != Op::add) { // the largest finite values would overflow a sum; min/max take them exactly
             T big;
             if constexpr (std::is_same_v<T, half>) big = half::from_bits(0x7bff);
@@ -157,38 +226,45 @@ std::string where(uint64_t group, uint64_t local, const std::string& pattern) {
 
 // ---- Reduce and scans ---------------------------------------------------------------------------
 
-template <class T>
-std::string check_scan_group(Collective c, Op op, const T* in, const T* out, uint64_t n, uint64_t group,
-                             const std::string& pattern) {
+// Checks m outputs against n items, after the shaders' prepare rule:
+//   scan_inclusive: out[i] = in[0] op ... op in[i]                       (m = n)
+//   scan_exclusive: out[i] = in[0] op ... op in[i-1], out[0] the identity bit for bit
+//   reduce:         every out[i] = in[0] op ... op in[n-1]; the identity when n = 0
+// Float add is checked against (k-1)*eps*sum|x| for a k-item prefix; everything else exactly (a NaN
+// must meet a NaN; floats compare as values, so -0 meets +0). `at(i)` says where output i is.
+template <class T, class At>
+std::string check_scan(Collective c, Op op, const T* in, uint64_t n, const T* out, uint64_t m, At&& at) {
     const bool float_add = is_float_v<T> && op == Op::add;
-    // Exact reference (ints, float min/max) and, for float add, the wide sum with its error scale.
     std::vector<T> inclusive(n);
     std::vector<long double> sum(n), sum_abs(n);
     T acc = identity<T>(op);
     long double s = 0, sa = 0;
     for (uint64_t i = 0; i < n; ++i) {
-        acc = i == 0 ? (op == Op::add ? in[0] : combine(op, identity<T>(op), in[0])) : combine(op, acc, in[i]);
+        T x = prepare(op, in[i]);
+        acc = i == 0 ? x : combine(op, acc, x);
         inclusive[i] = acc;
-        s += wide(in[i]);
-        sa += std::fabs(wide(in[i]));
+        s += wide(x);
+        sa += std::fabs(wide(x));
         sum[i] = s;
         sum_abs[i] = sa;
     }
-    for (uint64_t i = 0; i < n; ++i) {
-        // The expected value combines k items: the prefix [0, last].
+    for (uint64_t i = 0; i < m; ++i) {
+        // The expected value combines k items: the prefix [0, k).
         uint64_t k = c == Collective::scan_inclusive ? i + 1 : c == Collective::scan_exclusive ? i : n;
         T got = out[i];
-        if (k == 0) { // exclusive element 0: the identity, bit for bit
+        if (k == 0) { // the identity, bit for bit
             T want = identity<T>(op);
             if (bits_of(got) != bits_of(want)) {
-                return where(group, i, pattern) + ": expected the identity " + show(want) + ", got " + show(got);
+                return at(i) + ": expected the identity " + show(want) + ", got " + show(got);
             }
             continue;
         }
         if (!float_add) {
             T want = inclusive[k - 1];
-            bool ok = is_float_v<T> ? wide(got) == wide(want) : bits_of(got) == bits_of(want);
-            if (!ok) return where(group, i, pattern) + ": expected " + show(want) + ", got " + show(got);
+            bool ok;
+            if constexpr (is_float_v<T>) ok = is_nan(want) ? is_nan(got) : wide(got) == wide(want);
+            else ok = bits_of(got) == bits_of(want);
+            if (!ok) return at(i) + ": expected " + show(want) + ", got " + show(got);
             continue;
         }
         long double want = sum[k - 1];
@@ -203,7 +279,7 @@ std::string check_scan_group(Collective c, Op op, const T* in, const T* out, uin
             ok = std::isfinite(wide(got)) && std::fabs(wide(got) - want) <= bound;
         }
         if (!ok) {
-            return where(group, i, pattern) + ": expected " + show(narrow<T>(want)) + " within (k-1)*eps*sum|x| for k = " +
+            return at(i) + ": expected " + show(narrow<T>(want)) + " within (k-1)*eps*sum|x| for k = " +
                    std::to_string(k) + ", got " + show(got);
         }
     }
@@ -211,8 +287,15 @@ std::string check_scan_group(Collective c, Op op, const T* in, const T* out, uin
 }
 
 template <class T>
+std::string check_scan_group(Collective c, Op op, const T* in, const T* out, uint64_t n, uint64_t group,
+                             const std::string& pattern) {
+    return check_scan(c, op, in, n, out, n, [&](uint64_t i) { return where(group, i, pattern); });
+}
+
+template <class T>
 std::vector<std::string> scan_patterns() {
     std::vector<std::string> p = {"random", "one value", "extremes"};
+    if constexpr (is_pair_v<T>) p.pop_back();
     if constexpr (is_float_v<T>) {
         p.insert(p.end(), {"NaN at first item", "NaN at last item", "NaN at subgroup boundary"});
     }
@@ -222,19 +305,21 @@ std::vector<std::string> scan_patterns() {
 template <class T>
 void fill_scan_group(const std::string& pattern, Op op, T* items, uint64_t n, uint64_t boundary, Rng& rng) {
     if (pattern == "one value") {
-        T v = random_value<T>(rng);
+        T v = random_value<T>(op, rng);
         std::fill(items, items + n, v);
         return;
     }
-    for (uint64_t i = 0; i < n; ++i) items[i] = random_value<T>(rng);
+    for (uint64_t i = 0; i < n; ++i) items[i] = random_value<T>(op, rng);
     if (pattern == "extremes") {
         auto ex = extremes<T>(op);
         for (uint64_t i = 0; i < n; ++i) {
             if (rng() % 2) items[i] = ex[rng() % ex.size()];
         }
     } else if (pattern.rfind("NaN", 0) == 0) {
-        uint64_t at = pattern == "NaN at first item" ? 0 : pattern == "NaN at last item" ? n - 1 : boundary;
-        items[at] = quiet_nan<T>();
+        if constexpr (is_float_v<T>) {
+            uint64_t at = pattern == "NaN at first item" ? 0 : pattern == "NaN at last item" ? n - 1 : boundary;
+            items[at] = quiet_nan<T>();
+        }
     }
 }
 
@@ -388,9 +473,97 @@ void vote_case(Runner& r, const Case& c, uint64_t count, Rng& rng) {
     }
 }
 
+// ---- Block scans ---------------------------------------------------------------------------------
+
+template <class T>
+void block_case(Runner& r, const Case& c, Rng& rng) {
+    const uint64_t size = c.shape.size();
+    const uint64_t tile = size * c.items_per_invocation;
+    const uint64_t tiles = uint64_t(c.groups) * c.tiles_per_group;
+    // The last tiles: one partial (or empty for 1-item tiles), one empty.
+    uint64_t count = tiles * tile;
+    if (c.short_tail && tiles >= 2) count = (tiles - 2) * tile + (tile > 1 ? 1 + rng() % (tile - 1) : 0);
+    if (count == 0) count = 1;
+    auto patterns = scan_patterns<T>();
+    std::vector<T> in(count);
+    std::vector<std::string> names(tiles, "random");
+    for (uint64_t t = 0; t * tile < count; ++t) {
+        uint64_t n = std::min(tile, count - t * tile);
+        names[t] = t < patterns.size() ? patterns[t] : "random";
+        fill_scan_group(names[t], c.op, &in[t * tile], n, boundary_index(r.ctx, n), rng);
+    }
+    T seed = random_value<T>(c.op, rng);
+    BlockRequest req{c.collective, c.type, c.op, c.shape, c.items_per_invocation, c.tiles_per_group, count};
+    req.seeded = c.prefix != Case::Prefix::none;
+    req.running = c.prefix == Case::Prefix::running;
+    std::memcpy(&req.seed_bits, &seed, sizeof(T));
+    req.algorithm = c.algorithm;
+    r.outcome.module = r.ctx.select_module(c.collective, c.type, c.op, c.algorithm).name;
+
+    uint64_t bytes = count * sizeof(T), record_items = 2 * tiles * size;
+    Buffer input = r.ctx.create_buffer(bytes), output = r.ctx.create_buffer(bytes);
+    Buffer record = r.ctx.create_buffer(record_items * sizeof(T));
+    r.ctx.upload(input, in.data(), bytes);
+    r.ctx.run(req, input, output, &record);
+    std::vector<T> out(count), rec(record_items);
+    r.ctx.download(output, out.data(), bytes);
+    r.ctx.download(record, rec.data(), record_items * sizeof(T));
+    if (!r.validation_clean()) return;
+
+    const bool scan = c.collective != Collective::block_reduce;
+    const Collective kind = c.collective == Collective::block_scan_inclusive ? Collective::scan_inclusive
+                                                                             : Collective::scan_exclusive;
+    T prefix = prepare(c.op, seed);
+    std::vector<T> seq;
+    for (uint64_t t = 0; t < tiles; ++t) {
+        uint64_t first = t * tile;
+        uint64_t n = first < count ? std::min(tile, count - first) : 0;
+        const T* items = in.data() + first;
+        const T* got = out.data() + std::min(first, count);
+        const T* aggregates = rec.data() + 2 * t * size;
+        const T* carried = aggregates + size;
+        if (req.running && t % c.tiles_per_group == 0) prefix = prepare(c.op, seed);
+        auto at = [&](const char* what) {
+            return [&, what](uint64_t i) {
+                return "tile " + std::to_string(t) + " (" + names[t] + ", " + std::to_string(n) + " valid), " + what +
+                       " " + std::to_string(i);
+            };
+        };
+        std::string err = check_scan(Collective::reduce, c.op, items, n, aggregates, size, at("aggregate in invocation"));
+        if (err.empty() && (!scan || !req.seeded)) {
+            err = check_scan(scan ? kind : Collective::reduce, c.op, items, n, got, n, at("item"));
+        } else if (err.empty()) { // the scan of [prefix, items...]
+            seq.assign(1, prefix);
+            seq.insert(seq.end(), items, items + n);
+            if (kind == Collective::scan_inclusive) {
+                std::vector<T> with_prefix(1, prefix);
+                with_prefix.insert(with_prefix.end(), got, got + n);
+                err = check_scan(kind, c.op, seq.data(), n + 1, with_prefix.data(), n + 1,
+                                 [&](uint64_t i) { return at("item")(i - 1); });
+            } else {
+                err = check_scan(Collective::scan_inclusive, c.op, seq.data(), n + 1, got, n, at("item"));
+            }
+            if (err.empty() && req.running) {
+                err = check_scan(Collective::reduce, c.op, seq.data(), n + 1, carried, size,
+                                 at("running prefix after the tile in invocation"));
+                prefix = carried[0]; // the next tile starts from what the device carried
+            }
+        }
+        if (!err.empty()) {
+            r.fail(err);
+            return;
+        }
+    }
+}
+
 template <class F>
 void with_host_type(Type t, F&& f) {
     switch (t) {
+    case Type::i8: f(int8_t{}); break;
+    case Type::u8: f(uint8_t{}); break;
+    case Type::i16: f(int16_t{}); break;
+    case Type::u16: f(uint16_t{}); break;
+    case Type::u32x2: f(Pair{}); break;
     case Type::f16: f(half{}); break;
     case Type::i32: f(int32_t{}); break;
     case Type::u32: f(uint32_t{}); break;
@@ -420,14 +593,18 @@ Outcome guarded(Context& ctx, Collective c, Type t, Op op, Body&& body) {
 
 std::string Case::label() const {
     std::string s(name(collective));
-    if (collective == Collective::reduce || collective == Collective::scan_inclusive ||
-        collective == Collective::scan_exclusive) {
+    if (has_op(collective)) {
         s += " ";
         s += name(op);
     }
     if (collective != Collective::all && collective != Collective::any) {
         s += " ";
         s += name(type);
+    }
+    if (is_block(collective)) {
+        s += " items " + std::to_string(items_per_invocation);
+        s += prefix == Prefix::seeded ? " seeded" : prefix == Prefix::running ? " running" : "";
+        s += algorithm == Path::shared_memory ? " raking" : "";
     }
     return s + " " + shape.text();
 }
@@ -439,6 +616,10 @@ Outcome run_case(Context& ctx, const Case& c) {
         uint64_t size = c.shape.size();
         uint64_t tail = c.short_tail && size > 1 ? 1 + rng() % (size - 1) : 0;
         uint64_t count = c.groups * size + tail;
+        if (is_block(c.collective)) {
+            with_host_type(c.type, [&](auto tag) { block_case<decltype(tag)>(r, c, rng); });
+            return;
+        }
         switch (c.collective) {
         case Collective::broadcast:
             with_host_type(c.type, [&](auto tag) { broadcast_case<decltype(tag)>(r, c, rng); });

@@ -23,6 +23,12 @@ struct Case {
     uint32_t groups = 16;     // full work-groups
     bool short_tail = true;   // add a short last group (when the shape has more than one item)
     uint64_t seed = 1;
+    // Block collectives only: items per invocation, tiles each work-group scans (the last group's
+    // last tiles are partial and empty when short_tail is set), the prefix mode and the algorithm.
+    uint32_t items_per_invocation = 1;
+    uint32_t tiles_per_group = 3;
+    enum class Prefix { none, seeded, running } prefix = Prefix::none;
+    Path algorithm = Path::subgroup; // shared_memory: the raking scan
     std::string label() const; // "scan_inclusive add uint 32x4x1"
 };
 

@@ -1,0 +1,97 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+// Declared before the vkc headers: they size shared memory from gl_WorkGroupSize.
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+// Each work-group scans `tiles_per_group` consecutive tiles of size x ITEMS items (blocked
+// arrangement), carrying a running prefix from tile to tile when asked. Built per variant with
+// -DITEM_TYPE, -DITEM_OP, -DCOLLECTIVE=<block_reduce|block_scan_inclusive|block_scan_exclusive>,
+// -DVKC_SUBGROUP_ARITHMETIC=<0|1> (subgroup or raking algorithm).
+// Specialization constants: 0-2 work-group size, 3 subgroups packed, 4 items per invocation (1..16).
+
+layout(constant_id = 3) const bool subgroups_packed = true;
+layout(constant_id = 4) const uint items_per_invocation = 1u;
+#define VKC_SUBGROUPS_PACKED subgroups_packed
+#define VKC_ITEMS 16
+#define VKC_ITEMS_ACTIVE items_per_invocation
+
+#include "custom_ops.glsl"
+#define VKC_TYPE ITEM_TYPE
+#define VKC_OP ITEM_OP
+#include "vkc/block_scan.glsl"
+
+layout(set = 0, binding = 0, std430) readonly buffer Input { ITEM_TYPE items_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Output { ITEM_TYPE items_out[]; };
+// Per tile t: [2t*size, 2t*size + size) the aggregate each invocation saw; then the running prefix
+// each invocation holds after the tile. Written only when FLAG_RECORD is set.
+layout(set = 0, binding = 2, std430) writeonly buffer Record { ITEM_TYPE record[]; };
+
+layout(push_constant, std430) uniform Params {
+    uint count;           // valid items; tiles past them are partial or empty
+    uint tiles_per_group;
+    uint flags;
+    uint reserved;
+    uvec4 seed;           // bits of the initial value / running prefix (xy), and of junk (zw)
+} params;
+const uint FLAG_SEEDED = 1u;   // scans start from the seed
+const uint FLAG_RUNNING = 2u;  // the seed is a running prefix carried across tiles
+const uint FLAG_RECORD = 4u;   // write aggregates and running prefixes to `record`
+
+// Items from raw bits, so one push-constant block serves every type.
+float16_t from_bits(uvec2 b, float16_t t) { return unpackFloat2x16(b.x).x; }
+int8_t from_bits(uvec2 b, int8_t t) { return int8_t(b.x); }
+uint8_t from_bits(uvec2 b, uint8_t t) { return uint8_t(b.x); }
+int16_t from_bits(uvec2 b, int16_t t) { return int16_t(b.x); }
+uint16_t from_bits(uvec2 b, uint16_t t) { return uint16_t(b.x); }
+int from_bits(uvec2 b, int t) { return int(b.x); }
+uint from_bits(uvec2 b, uint t) { return b.x; }
+int64_t from_bits(uvec2 b, int64_t t) { return int64_t(packUint2x32(b)); }
+uint64_t from_bits(uvec2 b, uint64_t t) { return packUint2x32(b); }
+float from_bits(uvec2 b, float t) { return uintBitsToFloat(b.x); }
+double from_bits(uvec2 b, double t) { return packDouble2x32(b); }
+uvec2 from_bits(uvec2 b, uvec2 t) { return b; }
+
+void main() {
+    const uint size = VKC_WORKGROUP_SIZE;
+    const uint tile_items = size * items_per_invocation;
+    uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    bool seeded = (params.flags & FLAG_SEEDED) != 0u;
+    bool running_mode = (params.flags & FLAG_RUNNING) != 0u;
+    // Only invocation 0's running prefix may matter: the others start from junk.
+    ITEM_TYPE running = from_bits(gl_LocalInvocationIndex == 0u ? params.seed.xy : params.seed.zw + gl_LocalInvocationIndex,
+                                  ITEM_TYPE(0));
+    ITEM_TYPE seed = from_bits(params.seed.xy, ITEM_TYPE(0));
+    for (uint k = 0u; k < params.tiles_per_group; ++k) {
+        uint tile = group * params.tiles_per_group + k;
+        uint base = tile * tile_items + gl_LocalInvocationIndex * items_per_invocation;
+        ITEM_TYPE items[VKC_ITEMS];
+        for (uint i = 0u; i < items_per_invocation; ++i) {
+            // Items past the count are not read; they take the identity and are not written.
+            items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
+        }
+        ITEM_TYPE aggregate;
+#if defined(COLLECTIVE_block_reduce)
+        aggregate = VKC_PASTE(vkc_block_reduce_, ITEM_OP)(items);
+        for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = aggregate;
+        }
+#else
+        if (running_mode) {
+            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_running_, ITEM_OP))(items, running, aggregate);
+        } else if (seeded) {
+            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_seeded_, ITEM_OP))(items, seed, aggregate);
+        } else {
+            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_, ITEM_OP))(items, aggregate);
+        }
+#endif
+        for (uint i = 0u; i < items_per_invocation; ++i) {
+            if (base + i < params.count) {
+                items_out[base + i] = items[i];
+            }
+        }
+        if ((params.flags & FLAG_RECORD) != 0u) {
+            record[2u * tile * size + gl_LocalInvocationIndex] = aggregate;
+            record[(2u * tile + 1u) * size + gl_LocalInvocationIndex] = running;
+        }
+    }
+}

@@ -1,0 +1,104 @@
+// CUB's BlockScan forms: many items per invocation, aggregate, seed, running prefix, partial and
+// empty tiles, both algorithms; against the CPU reference (src/verify). Every case scans 4 groups of
+// 3 tiles each; the last tiles hold a partial count and none.
+#include "support.hpp"
+
+using namespace vkc;
+using Prefix = verify::Case::Prefix;
+
+namespace {
+void block_case(Collective c, Type t, Op op, WorkgroupShape shape, uint32_t items, Prefix prefix, Path algorithm,
+                uint64_t seed) {
+    verify::Case k{c, t, op, shape};
+    k.groups = 4;
+    k.items_per_invocation = items;
+    k.prefix = prefix;
+    k.algorithm = algorithm;
+    k.seed = seed;
+    test::expect_pass(k);
+}
+
+const std::vector<WorkgroupShape>& cub_shapes() {
+    static const std::vector<WorkgroupShape> s = {{17}, {32}, {62}, {65}, {96}, {128},
+                                                  {17, 2, 2}, {32, 2, 2}, {62, 2, 2}, {65, 2, 2}, {96, 2, 2}, {128, 2, 2}};
+    return s;
+}
+} // namespace
+
+// Lavapipe compiles a pipeline per (module, shape, items), so the matrix is spread rather than
+// multiplied out: every shape x items count meets each collective, and the prefix modes rotate.
+TEST_CASE("block scan: CUB's sizes x items 1, 2, 3, 9 x reduce/inclusive/exclusive on uint add") {
+    uint64_t seed = 1;
+    const Prefix prefixes[3] = {Prefix::none, Prefix::seeded, Prefix::running};
+    for (const WorkgroupShape& shape : cub_shapes()) {
+        for (uint32_t items : {1u, 2u, 3u, 9u}) {
+            block_case(Collective::block_reduce, Type::u32, Op::add, shape, items, Prefix::none, Path::subgroup, seed++);
+            block_case(Collective::block_scan_inclusive, Type::u32, Op::add, shape, items, prefixes[seed % 3],
+                       Path::subgroup, seed++);
+            block_case(Collective::block_scan_exclusive, Type::u32, Op::add, shape, items, prefixes[seed % 3],
+                       Path::subgroup, seed++);
+        }
+    }
+}
+
+TEST_CASE("block scan: the raking algorithm") {
+    uint64_t seed = 500;
+    for (WorkgroupShape shape : {WorkgroupShape{17}, WorkgroupShape{32, 2, 2}, WorkgroupShape{65}, WorkgroupShape{128, 2, 2}}) {
+        for (uint32_t items : {1u, 9u}) {
+            block_case(Collective::block_scan_inclusive, Type::f32, Op::min, shape, items, Prefix::running,
+                       Path::shared_memory, seed++);
+            block_case(Collective::block_scan_exclusive, Type::i64, Op::add, shape, items, Prefix::seeded,
+                       Path::shared_memory, seed++);
+        }
+    }
+}
+
+TEST_CASE("block scan: every type and op, collectives, prefixes and algorithms in rotation") {
+    uint64_t seed = 900;
+    const Collective collectives[3] = {Collective::block_scan_inclusive, Collective::block_scan_exclusive,
+                                       Collective::block_reduce};
+    const Prefix prefixes[3] = {Prefix::running, Prefix::seeded, Prefix::none};
+    int k = 0;
+    for (Type t : test::every_type()) {
+        for (Op op : test::every_op()) {
+            if (!has_op(t, op)) continue;
+            Path algorithm = k % 2 ? Path::shared_memory : Path::subgroup;
+            block_case(collectives[k % 3], t, op, {65, 2, 1}, 3, prefixes[(k / 3) % 3], algorithm, seed++);
+            ++k;
+        }
+    }
+}
+
+TEST_CASE("block scan: running prefix with all-ones input and 128 invocations gives 0..127, then 128..255") {
+    auto& ctx = test::context();
+    std::vector<uint32_t> ones(256, 1u);
+    Buffer in = ctx.create_buffer(1024), out = ctx.create_buffer(1024), record = ctx.create_buffer(2 * 2 * 128 * 4);
+    ctx.upload(in, ones.data(), 1024);
+    BlockRequest r{Collective::block_scan_exclusive, Type::u32, Op::add, {128}, 1, 2, 256};
+    r.running = true; // seed 0
+    ctx.run(r, in, out, &record);
+    std::vector<uint32_t> got(256), rec(512);
+    ctx.download(out, got.data(), 1024);
+    ctx.download(record, rec.data(), 2048);
+    for (uint32_t i = 0; i < 256; ++i) CHECK(got[i] == i);
+    CHECK(rec[128] == 128u);       // running prefix after tile 0 (invocation 0)
+    CHECK(rec[3 * 128 + 5] == 256u); // after tile 1, in invocation 5
+    CHECK(rec[2 * 128 + 127] == 128u); // tile 1's aggregate, in invocation 127
+}
+
+TEST_CASE("block scan: bad requests") {
+    auto& ctx = test::context();
+    Buffer b = ctx.create_buffer(64);
+    BlockRequest r{Collective::block_scan_inclusive, Type::u32, Op::add, {4}, 17, 1, 16};
+    CHECK_THROWS_WITH_AS(ctx.run(r, b, b), doctest::Contains("items_per_invocation"), Error);
+    r.items_per_invocation = 1;
+    r.tiles_per_group = 0;
+    CHECK_THROWS_WITH_AS(ctx.run(r, b, b), doctest::Contains("tiles_per_group"), Error);
+    r.tiles_per_group = 1;
+    r.op = Op::bit_and;
+    r.type = Type::f32;
+    CHECK_THROWS_WITH_AS(ctx.run(r, b, b), doctest::Contains("not defined"), Error);
+    r.type = Type::u32;
+    Buffer small = ctx.create_buffer(8);
+    CHECK_THROWS_WITH_AS(ctx.run(r, b, b, &small), doctest::Contains("record"), Error);
+}
