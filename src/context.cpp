@@ -304,7 +304,11 @@ struct Context::Impl {
     VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
     VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
     std::map<const ModuleInfo*, VkShaderModule> shader_modules;
-    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t>, VkPipeline> pipelines;
+    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool>, VkPipeline> pipelines;
+    VkQueryPool timestamps = VK_NULL_HANDLE; // two queries around each dispatch while timing is on
+    bool timing = false;
+    double last_gpu_ms = 0;
+    double timestamp_period_ns = 0; // 0: the queue has no timestamps
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
 
     void create(const ContextOptions& opts);
@@ -313,7 +317,7 @@ struct Context::Impl {
     Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
     void begin();
     void submit_and_wait();
-    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items = 1);
+    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged);
 };
 
 namespace {
@@ -354,6 +358,8 @@ void Context::Impl::create(const ContextOptions& opts) {
         throw UnsupportedError(info.name + " offers only Vulkan 1.0; vkcollectives needs 1.1");
     }
     vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    VkPhysicalDeviceProperties base{};
+    vkGetPhysicalDeviceProperties(physical, &base);
 
     uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &n, nullptr);
@@ -367,6 +373,7 @@ void Context::Impl::create(const ContextOptions& opts) {
         }
     }
     if (!found) throw UnsupportedError(info.name + " has no compute queue");
+    timestamp_period_ns = families[queue_family].timestampValidBits ? base.limits.timestampPeriod : 0;
 
     // Enable exactly the optional features we may use, where the device has them.
     DeviceFeatureChain chain(physical, info.api_version);
@@ -443,6 +450,7 @@ void Context::Impl::destroy() {
         for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, nullptr);
         for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, nullptr);
         vk.vkDestroyDescriptorPool(device, descriptor_pool, nullptr);
+        if (timestamps) vk.vkDestroyQueryPool(device, timestamps, nullptr);
         vk.vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
         vk.vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
         vk.vkDestroyFence(device, fence, nullptr);
@@ -514,8 +522,9 @@ void Context::Impl::submit_and_wait() {
     check(r, "vkWaitForFences");
 }
 
-VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items) {
-    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items);
+VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
+                                   bool staged) {
+    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged);
     auto it = pipelines.find(key);
     if (it != pipelines.end()) return it->second;
     VkShaderModule& module = shader_modules[&m];
@@ -525,14 +534,16 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
         info.pCode = m.code;
         check(vk.vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
     }
-    const uint32_t values[5] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE, items};
-    VkSpecializationMapEntry entries[5];
+    const uint32_t values[6] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE, items,
+                                staged ? VK_TRUE : VK_FALSE};
+    VkSpecializationMapEntry entries[6];
     for (uint32_t i = 0; i < 3; ++i) {
         entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
     }
     entries[3] = {module_spec_subgroups_packed, 3 * sizeof(uint32_t), sizeof(VkBool32)};
     entries[4] = {module_spec_items_per_invocation, 4 * sizeof(uint32_t), sizeof(uint32_t)};
-    VkSpecializationInfo spec{5, entries, sizeof(values), values};
+    entries[5] = {module_spec_staged, 5 * sizeof(uint32_t), sizeof(VkBool32)};
+    VkSpecializationInfo spec{6, entries, sizeof(values), values};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -737,7 +748,12 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
     if (is_block(r.collective)) throw Error("block collectives take a BlockRequest");
     const ModuleInfo& m = select_module(r.collective, r.type, r.op);
     uint64_t bytes = check_module_use(m, s, r.count, input, output);
-    uint64_t groups = (r.count + s.size() - 1) / s.size();
+    uint64_t per_group = s.size();
+    if (r.collective == Collective::copy) {
+        if (r.count % 4) throw Error("copy moves 16 bytes per invocation: count must be a multiple of 4");
+        per_group *= 4;
+    }
+    uint64_t groups = (r.count + per_group - 1) / per_group;
     ModuleParams params{};
     params.count = uint32_t(r.count);
     params.group_count = uint32_t(groups);
@@ -762,7 +778,7 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
     uint32_t grid_x, grid_y;
     grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
-    dispatch({&m, s, packed, 1, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
+    dispatch({&m, s, packed, 1, false, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
 }
 
 void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Buffer* record) {
@@ -794,8 +810,9 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     uint32_t grid_x, grid_y;
     grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
-    dispatch({&m, s, packed, r.items_per_invocation, &params, &input, &output, record, bytes, record_bytes, grid_x,
-              grid_y});
+    bool staged = tile * size_of(m.type) <= block_stage_bytes;
+    dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
+              grid_x, grid_y});
 }
 
 bool Context::subgroups_packed(const WorkgroupShape& s) {
@@ -814,7 +831,7 @@ bool Context::subgroups_packed(const WorkgroupShape& s) {
         ModuleParams params{};
         params.count = uint32_t(n + 1);
         params.group_count = 1;
-        dispatch({probe, s, false, 1, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
+        dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
         std::vector<uint32_t> place(n + 1);
         download(out, place.data(), out.size());
         packed = true;
@@ -825,7 +842,7 @@ bool Context::subgroups_packed(const WorkgroupShape& s) {
 }
 
 void Context::dispatch(const Dispatch& d) {
-    VkPipeline pipeline = impl_->pipeline(*d.module, d.shape, d.packed, d.items);
+    VkPipeline pipeline = impl_->pipeline(*d.module, d.shape, d.packed, d.items, d.staged);
     auto& vk = impl_->vk;
     check(vk.vkResetDescriptorPool(impl_->device, impl_->descriptor_pool, 0), "vkResetDescriptorPool");
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -863,7 +880,14 @@ void Context::dispatch(const Dispatch& d) {
                                nullptr);
     vk.vkCmdPushConstants(impl_->cmd, impl_->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           module_push_constant_bytes, d.push_constants);
+    if (impl_->timing) {
+        vk.vkCmdResetQueryPool(impl_->cmd, impl_->timestamps, 0, 2);
+        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, impl_->timestamps, 0);
+    }
     vk.vkCmdDispatch(impl_->cmd, d.grid_x, d.grid_y, 1);
+    if (impl_->timing) {
+        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, impl_->timestamps, 1);
+    }
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
@@ -871,6 +895,26 @@ void Context::dispatch(const Dispatch& d) {
                             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0,
                             nullptr);
     impl_->submit_and_wait();
+    if (impl_->timing) {
+        uint64_t ticks[2] = {0, 0};
+        check(vk.vkGetQueryPoolResults(impl_->device, impl_->timestamps, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+              "vkGetQueryPoolResults");
+        impl_->last_gpu_ms = double(ticks[1] - ticks[0]) * impl_->timestamp_period_ns * 1e-6;
+    }
 }
+
+void Context::set_timing(bool on) {
+    if (on && !impl_->timestamps) {
+        if (impl_->timestamp_period_ns == 0) throw UnsupportedError(impl_->info.name + " has no compute timestamps");
+        VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        q.queryCount = 2;
+        check(impl_->vk.vkCreateQueryPool(impl_->device, &q, nullptr, &impl_->timestamps), "vkCreateQueryPool");
+    }
+    impl_->timing = on;
+}
+
+double Context::last_gpu_ms() const { return impl_->last_gpu_ms; }
 
 } // namespace vkc

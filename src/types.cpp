@@ -15,9 +15,9 @@ constexpr std::array<size_t, 12> type_sizes = {2, 4, 4, 8, 8, 4, 8, 1, 1, 2, 2, 
 constexpr std::array<std::string_view, 12> op_names = {"add", "min", "max", "mul", "and", "or", "xor",
                                                        "logical_and", "logical_or", "logical_xor", "argmax",
                                                        "segmented_add"};
-constexpr std::array<std::string_view, 10> collective_names = {
+constexpr std::array<std::string_view, 11> collective_names = {
     "reduce", "scan_inclusive", "scan_exclusive", "broadcast", "all", "any", "layout_probe",
-    "block_reduce", "block_scan_inclusive", "block_scan_exclusive"};
+    "block_reduce", "block_scan_inclusive", "block_scan_exclusive", "copy"};
 // Vulkan's own names, so a message says what to look for in vulkaninfo.
 constexpr std::array<std::string_view, 13> feature_vulkan_names = {
     "subgroup basic operations in compute", "subgroup vote", "subgroup arithmetic", "shaderSubgroupExtendedTypes",
@@ -84,9 +84,11 @@ size_t shared_memory_bytes(const ModuleInfo& m) {
     case Collective::broadcast: return size_of(m.type);
     case Collective::all:
     case Collective::any: return sizeof(uint32_t);
-    case Collective::layout_probe: return 0;
+    case Collective::layout_probe:
+    case Collective::copy: return 0;
     default: // the scan scratch: capacity + raking lanes (32) + 1, and for block scans a prefix slot
-        return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type);
+        return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type) +
+               (is_block(m.collective) ? block_stage_bytes : 0);
     }
 }
 

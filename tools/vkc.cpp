@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench.hpp"
 #include "verify/verify.hpp"
 #include "vkc/vkc.hpp"
 
@@ -18,10 +19,12 @@ const char* usage =
     "                              device against the CPU reference; exit 1 on any failure\n"
     "    --device X                device index or part of its name (default: $VKC_DEVICE, else the\n"
     "                              first discrete GPU, else any device)\n"
-    "    --quick                   fewer work-group shapes (1, 7, 32, 33, 100, 256, 1024, 3x5x7, 8x8x8)\n"
+    "    --quick                   fewer work-group shapes and block configurations\n"
     "    --shared-memory-only      test the shared-memory path, as on a device without subgroup arithmetic\n"
     "    --validation              enable the Khronos validation layer; any message fails the case\n"
-    "  modules                     list the embedded SPIR-V modules and what each needs\n";
+    "    --only TEXT               only the rows whose name contains TEXT (\"scan_inclusive add\")\n"
+    "  modules                     list the embedded SPIR-V modules and what each needs\n"
+    "  bench block [options]       block-scan throughput against a copy and CUB (vkc --help for options)\n";
 
 int devices() {
     for (const vkc::DeviceInfo& d : vkc::list_devices()) {
@@ -53,9 +56,11 @@ struct Tally {
 int selftest(int argc, char** argv) {
     vkc::ContextOptions options;
     bool quick = false;
+    std::string only;
     for (int i = 0; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--device" && i + 1 < argc) options.device = argv[++i];
+        else if (a == "--only" && i + 1 < argc) only = argv[++i];
         else if (a == "--quick") quick = true;
         else if (a == "--shared-memory-only") options.shared_memory_only = true;
         else if (a == "--validation") options.validation = true;
@@ -69,32 +74,92 @@ int selftest(int argc, char** argv) {
     std::printf("device %u: %s (%s), subgroup size %u, %s\n", d.index, d.name.c_str(), d.driver.c_str(),
                 d.subgroup_size, ctx.validation_enabled() ? "validation on" : "validation off");
 
+    // Rows of the table: every collective x type x op. OpenCL C's types and ops run at every standard
+    // shape; the later ones (8/16-bit integers, mul, bitwise, logical, custom ops) at fewer; block
+    // scans at a few tile shapes, rotating prefix modes, with both algorithms.
+    using vkc::Collective;
+    using Prefix = vkc::verify::Case::Prefix;
     std::vector<vkc::WorkgroupShape> shapes = vkc::verify::standard_shapes(d);
+    std::vector<vkc::WorkgroupShape> few = {{7}, {33}, {256}, {1024}, {3, 5, 7}};
     if (quick) {
         shapes = {{1}, {7}, {32}, {33}, {100}, {256}, {1024}, {3, 5, 7}, {8, 8, 8}};
+        few = {{33}, {3, 5, 7}};
     }
-    // The rows of the table: every collective x type x op.
-    std::vector<vkc::verify::Case> rows;
-    using vkc::Collective;
-    const vkc::Type types[] = {vkc::Type::f16, vkc::Type::i32, vkc::Type::u32, vkc::Type::i64,
-                               vkc::Type::u64, vkc::Type::f32, vkc::Type::f64};
+    const vkc::Type types[] = {vkc::Type::f16, vkc::Type::i32, vkc::Type::u32, vkc::Type::i64, vkc::Type::u64,
+                               vkc::Type::f32, vkc::Type::f64, vkc::Type::i8,  vkc::Type::u8,  vkc::Type::i16,
+                               vkc::Type::u16, vkc::Type::u32x2};
+    const vkc::Op ops[] = {vkc::Op::add,         vkc::Op::min,        vkc::Op::max,        vkc::Op::mul,
+                           vkc::Op::bit_and,     vkc::Op::bit_or,     vkc::Op::bit_xor,    vkc::Op::logical_and,
+                           vkc::Op::logical_or,  vkc::Op::logical_xor, vkc::Op::argmax,    vkc::Op::segmented_add};
+    auto opencl = [](vkc::Type t, vkc::Op op) {
+        return int(t) <= int(vkc::Type::f64) && int(op) <= int(vkc::Op::max);
+    };
+    struct Row {
+        vkc::verify::Case base;
+        std::vector<vkc::verify::Case> cases;
+    };
+    std::vector<Row> rows;
     for (Collective c : {Collective::reduce, Collective::scan_inclusive, Collective::scan_exclusive}) {
         for (vkc::Type t : types) {
-            for (vkc::Op op : {vkc::Op::add, vkc::Op::min, vkc::Op::max}) rows.push_back({c, t, op});
+            for (vkc::Op op : ops) {
+                if (!vkc::has_op(t, op)) continue;
+                Row row{{c, t, op}, {}};
+                for (const auto& shape : opencl(t, op) ? shapes : few) {
+                    row.cases.push_back({c, t, op, shape});
+                }
+                rows.push_back(row);
+            }
         }
     }
-    for (vkc::Type t : types) rows.push_back({Collective::broadcast, t});
-    rows.push_back({Collective::all});
-    rows.push_back({Collective::any});
+    for (vkc::Type t : types) {
+        if (t == vkc::Type::u32x2) continue;
+        Row row{{Collective::broadcast, t}, {}};
+        for (const auto& shape : int(t) <= int(vkc::Type::f64) ? shapes : few) row.cases.push_back({Collective::broadcast, t, vkc::Op::add, shape});
+        rows.push_back(row);
+    }
+    for (Collective c : {Collective::all, Collective::any}) {
+        Row row{{c}, {}};
+        for (const auto& shape : shapes) row.cases.push_back({c, vkc::Type::u32, vkc::Op::add, shape});
+        rows.push_back(row);
+    }
+    for (Collective c : {Collective::block_reduce, Collective::block_scan_inclusive, Collective::block_scan_exclusive}) {
+        for (vkc::Type t : types) {
+            for (vkc::Op op : ops) {
+                if (!vkc::has_op(t, op)) continue;
+                Row row{{c, t, op}, {}};
+                int k = 0;
+                for (vkc::WorkgroupShape shape : {vkc::WorkgroupShape{128}, vkc::WorkgroupShape{65, 2, 1}}) {
+                    for (uint32_t items : {1u, 4u, 9u}) {
+                        for (vkc::Path algorithm : {vkc::Path::subgroup, vkc::Path::shared_memory}) {
+                            if (quick && k % 3) {
+                                ++k;
+                                continue;
+                            }
+                            vkc::verify::Case b{c, t, op, shape};
+                            b.groups = 4;
+                            b.items_per_invocation = items;
+                            b.algorithm = algorithm;
+                            b.prefix = c == Collective::block_reduce ? Prefix::none : Prefix(k % 3);
+                            row.cases.push_back(b);
+                            ++k;
+                        }
+                    }
+                }
+                rows.push_back(row);
+            }
+        }
+    }
 
+    if (!only.empty()) {
+        std::erase_if(rows, [&](const Row& row) { return row.base.label().find(only) == std::string::npos; });
+        if (rows.empty()) throw vkc::Error("--only \"" + only + "\" matches no collective");
+    }
     Tally total;
     std::vector<std::pair<std::string, Tally>> table;
     for (size_t r = 0; r < rows.size(); ++r) {
         Tally row;
         std::string module;
-        for (const auto& shape : shapes) {
-            vkc::verify::Case c = rows[r];
-            c.shape = shape;
+        for (const vkc::verify::Case& c : rows[r].cases) {
             vkc::verify::Outcome o = vkc::verify::run_case(ctx, c);
             module = o.module.empty() ? module : o.module;
             switch (o.status) {
@@ -109,9 +174,10 @@ int selftest(int argc, char** argv) {
                 break;
             }
         }
-        std::string label = rows[r].label();
-        label = label.substr(0, label.rfind(' ')); // the shape goes in the columns
-        std::printf("[%2zu/%zu] %-30s %-36s %3d pass %3d fail %3d skip\n", r + 1, rows.size(), label.c_str(),
+        std::string label = rows[r].base.label();
+        label = label.substr(0, label.rfind(' ')); // the shapes go in the columns
+        if (vkc::is_block(rows[r].base.collective)) label = label.substr(0, label.find(" items"));
+        std::printf("[%3zu/%zu] %-36s %-44s %3d pass %3d fail %3d skip\n", r + 1, rows.size(), label.c_str(),
                     module.c_str(), row.pass, row.fail, row.skip);
         std::fflush(stdout);
         total.pass += row.pass;
@@ -119,15 +185,18 @@ int selftest(int argc, char** argv) {
         total.skip += row.skip;
         table.emplace_back(label, row);
     }
-    std::printf("\n%-30s %6s %6s %6s\n", "collective", "pass", "fail", "skip");
+    std::printf("\n%-36s %6s %6s %6s\n", "collective", "pass", "fail", "skip");
     for (auto& [label, row] : table) {
-        std::printf("%-30s %6d %6d %6d\n", label.c_str(), row.pass, row.fail, row.skip);
+        std::printf("%-36s %6d %6d %6d\n", label.c_str(), row.pass, row.fail, row.skip);
     }
     for (auto& [label, row] : table) {
         for (auto& note : row.notes) std::printf("%s\n", note.c_str());
     }
-    std::printf("\nshapes: ");
+    std::printf("\nshapes (OpenCL C types and ops): ");
     for (auto& s : shapes) std::printf("%s ", s.text().c_str());
+    std::printf("\nshapes (8/16-bit types, later ops): ");
+    for (auto& s : few) std::printf("%s ", s.text().c_str());
+    std::printf("\nblock scans: 128 and 65x2 invocations x 1, 4, 9 items x subgroup and raking, 4 groups of 3 tiles");
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }
@@ -140,10 +209,16 @@ int main(int argc, char** argv) {
         return argc < 2 ? 2 : 0;
     }
     std::string cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h") {
+        std::fputs(usage, stdout);
+        std::fputs(vkc::tool::bench_usage, stdout);
+        return 0;
+    }
     try {
         if (cmd == "devices") return devices();
         if (cmd == "modules") return list_modules();
         if (cmd == "selftest") return selftest(argc - 2, argv + 2);
+        if (cmd == "bench") return vkc::tool::bench(argc - 2, argv + 2);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vkc %s: %s\n", cmd.c_str(), e.what());
         return 1;

@@ -153,6 +153,10 @@ public:
     // `size` items); it needs 2 * tiles * size items, tiles = groups * tiles_per_group.
     void run(const BlockRequest& request, const Buffer& input, Buffer& output, Buffer* record = nullptr);
 
+    // GPU time of each run's dispatch, from timestamp queries (for benchmarks). Off by default.
+    void set_timing(bool on);
+    double last_gpu_ms() const; // the last run's dispatch, in milliseconds
+
     // Convenience: upload, run over every item, download. T is the host type of request.type
     // (vkc::half, int32_t, uint32_t, int64_t, uint64_t, float, double).
     template <class T>
@@ -180,6 +184,7 @@ private:
         WorkgroupShape shape;
         bool packed;                // subgroups packed in local-index order at this shape
         uint32_t items;             // items per invocation (block modules)
+        bool staged;                // block modules: tiles go through shared memory
         const void* push_constants; // module_push_constant_bytes
         const Buffer* input;
         Buffer* output;

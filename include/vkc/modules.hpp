@@ -39,6 +39,9 @@ struct BlockParams {
 };
 static_assert(sizeof(BlockParams) == 32);
 constexpr uint32_t module_spec_items_per_invocation = 4; // block modules
+constexpr uint32_t module_spec_staged = 5;                // block modules: VkBool32
+// Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores.
+constexpr uint32_t block_stage_bytes = 16384;
 
 constexpr uint32_t module_input_binding = 0;
 constexpr uint32_t module_output_binding = 1;

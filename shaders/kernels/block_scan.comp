@@ -7,10 +7,14 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // arrangement), carrying a running prefix from tile to tile when asked. Built per variant with
 // -DITEM_TYPE, -DITEM_OP, -DCOLLECTIVE=<block_reduce|block_scan_inclusive|block_scan_exclusive>,
 // -DVKC_SUBGROUP_ARITHMETIC=<0|1> (subgroup or raking algorithm).
-// Specialization constants: 0-2 work-group size, 3 subgroups packed, 4 items per invocation (1..16).
+// Specialization constants: 0-2 work-group size, 3 subgroups packed, 4 items per invocation (1..16),
+// 5 staged: move tiles between memory and registers through shared memory, so that global loads and
+// stores are coalesced (CUB's BLOCK_LOAD_TRANSPOSE); only where a tile fits in STAGE_ITEMS.
 
 layout(constant_id = 3) const bool subgroups_packed = true;
 layout(constant_id = 4) const uint items_per_invocation = 1u;
+layout(constant_id = 5) const bool staged = false;
+#define STAGE_ITEMS (16384 / ITEM_BYTES)
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 #define VKC_ITEMS 16
 #define VKC_ITEMS_ACTIVE items_per_invocation
@@ -51,6 +55,8 @@ float from_bits(uvec2 b, float t) { return uintBitsToFloat(b.x); }
 double from_bits(uvec2 b, double t) { return packDouble2x32(b); }
 uvec2 from_bits(uvec2 b, uvec2 t) { return b; }
 
+shared ITEM_TYPE stage[STAGE_ITEMS];
+
 void main() {
     const uint size = VKC_WORKGROUP_SIZE;
     const uint tile_items = size * items_per_invocation;
@@ -63,11 +69,25 @@ void main() {
     ITEM_TYPE seed = from_bits(params.seed.xy, ITEM_TYPE(0));
     for (uint k = 0u; k < params.tiles_per_group; ++k) {
         uint tile = group * params.tiles_per_group + k;
-        uint base = tile * tile_items + gl_LocalInvocationIndex * items_per_invocation;
+        uint tile_base = tile * tile_items;
+        uint mine = gl_LocalInvocationIndex * items_per_invocation; // this invocation's items in the tile
+        uint base = tile_base + mine;
         ITEM_TYPE items[VKC_ITEMS];
-        for (uint i = 0u; i < items_per_invocation; ++i) {
-            // Items past the count are not read; they take the identity and are not written.
-            items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
+        // Items past the count are not read; they take the identity and are not written.
+        if (staged) {
+            for (uint j = 0u; j < items_per_invocation; ++j) {
+                uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
+                stage[at] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+            }
+            barrier();
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                items[i] = stage[mine + i];
+            }
+            barrier();
+        } else {
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
+            }
         }
         ITEM_TYPE aggregate;
 #if defined(COLLECTIVE_block_reduce)
@@ -84,9 +104,23 @@ void main() {
             VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_, ITEM_OP))(items, aggregate);
         }
 #endif
-        for (uint i = 0u; i < items_per_invocation; ++i) {
-            if (base + i < params.count) {
-                items_out[base + i] = items[i];
+        if (staged) {
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                stage[mine + i] = items[i];
+            }
+            barrier();
+            for (uint j = 0u; j < items_per_invocation; ++j) {
+                uint at = j * size + gl_LocalInvocationIndex;
+                if (tile_base + at < params.count) {
+                    items_out[tile_base + at] = stage[at];
+                }
+            }
+            barrier();
+        } else {
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                if (base + i < params.count) {
+                    items_out[base + i] = items[i];
+                }
             }
         }
         if ((params.flags & FLAG_RECORD) != 0u) {
