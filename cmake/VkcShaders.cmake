@@ -10,8 +10,8 @@ find_program(SPIRV_VAL spirv-val REQUIRED)
 find_program(SPIRV_OPT spirv-opt REQUIRED)
 
 set(VKC_SPIRV_ENV vulkan1.1) # SPIR-V 1.3: runs on every Vulkan 1.1 device
-# Shared scratch is sized at compile time for this many invocations (see VKC_SCRATCH_CAPACITY in
-# shaders/include/vkc/common.glsl); the runtime refuses larger work-groups with a clear error.
+# Shared scratch is sized for at most this many invocations (the default of specialization constant 6,
+# see VKC_SCRATCH_CAPACITY in shaders/include/vkc/common.glsl); the runtime refuses larger work-groups.
 set(VKC_MODULE_MAX_WORKGROUP_SIZE 1024)
 
 # OpenCL type name -> GLSL type and C++ enum (vkc::Type). uvec2 carries the custom operators' pairs.
@@ -124,7 +124,7 @@ function(vkc_add_shader_modules target)
           foreach(path IN LISTS field4)
             set(name "${collective}")
             set(defines "-DCOLLECTIVE=${collective}" "-DCOLLECTIVE_${collective}=1"
-                        "-DVKC_SCRATCH_CAPACITY=${VKC_MODULE_MAX_WORKGROUP_SIZE}")
+                        "-DVKC_MODULE_CAPACITY=${VKC_MODULE_MAX_WORKGROUP_SIZE}u")
             set(type_enum u32) # the vote kernel reads uint predicates
             set(op_enum add)
             if(NOT op STREQUAL "-")

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -532,18 +533,36 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
         VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
         info.codeSize = m.code_bytes;
         info.pCode = m.code;
+        // For kernel experiments: VKC_SPIRV_OVERRIDE=<module name>=<file.spv> runs that file instead.
+        std::vector<uint32_t> replacement;
+        if (const char* o = std::getenv("VKC_SPIRV_OVERRIDE")) {
+            std::string spec = o;
+            std::string prefix = std::string(m.name) + "=";
+            if (spec.rfind(prefix, 0) == 0) {
+                std::FILE* f = std::fopen(spec.c_str() + prefix.size(), "rb");
+                if (!f) throw Error("VKC_SPIRV_OVERRIDE: cannot open " + spec.substr(prefix.size()));
+                uint32_t word;
+                while (std::fread(&word, 4, 1, f) == 1) replacement.push_back(word);
+                std::fclose(f);
+                info.codeSize = replacement.size() * 4;
+                info.pCode = replacement.data();
+            }
+        }
         check(vk.vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
     }
-    const uint32_t values[6] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE, items,
-                                staged ? VK_TRUE : VK_FALSE};
-    VkSpecializationMapEntry entries[6];
+    uint32_t stage_items = staged ? uint32_t(shape.size() * items) : 1u;
+    const uint32_t values[8] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE, items,
+                                staged ? VK_TRUE : VK_FALSE, uint32_t(shape.size()), stage_items};
+    VkSpecializationMapEntry entries[8];
     for (uint32_t i = 0; i < 3; ++i) {
         entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
     }
     entries[3] = {module_spec_subgroups_packed, 3 * sizeof(uint32_t), sizeof(VkBool32)};
     entries[4] = {module_spec_items_per_invocation, 4 * sizeof(uint32_t), sizeof(uint32_t)};
     entries[5] = {module_spec_staged, 5 * sizeof(uint32_t), sizeof(VkBool32)};
-    VkSpecializationInfo spec{6, entries, sizeof(values), values};
+    entries[6] = {module_spec_scratch_capacity, 6 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[7] = {module_spec_stage_items, 7 * sizeof(uint32_t), sizeof(uint32_t)};
+    VkSpecializationInfo spec{8, entries, sizeof(values), values};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

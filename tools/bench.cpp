@@ -86,6 +86,8 @@ int bench_block(const Options& o) {
     std::printf("# vkc bench block: %s (%s), %s, u32 inclusive add, 2^%d items, work-group %u, median of %d\n",
                 d.name.c_str(), d.driver.c_str(), date, o.log2n, o.size, o.runs);
 
+    std::printf("# subgroups packed in order at work-group %u: %s\n", o.size,
+                ctx.subgroups_packed({o.size}) ? "yes" : "no (the raking scan runs)");
     std::vector<uint32_t> data(n);
     for (uint64_t i = 0; i < n; ++i) data[i] = hash(uint32_t(i)) & 0xffffu;
     Buffer in = ctx.create_buffer(n * 4), out = ctx.create_buffer(n * 4);

@@ -5,6 +5,9 @@
 //   set 0, binding 1: storage buffer, the output items (written only where the item is live)
 //   push constants: ModuleParams below, 32 bytes, compute stage
 //   specialization constants 0, 1, 2: work-group size x, y, z (uint32)
+//   specialization constant 6 (reduce, scans, block): shared scratch capacity in invocations, at least
+//     the work-group size; default max_workgroup_size
+//   specialization constants 4, 5, 7 (block): items per invocation, staged (VkBool32), stage items
 //   specialization constant 3 (reduce and scans): VkBool32, true where the device packs invocations
 //     into subgroups in local-index order at this shape (Context::subgroups_packed); false makes
 //     them use shared memory only
@@ -40,6 +43,8 @@ struct BlockParams {
 static_assert(sizeof(BlockParams) == 32);
 constexpr uint32_t module_spec_items_per_invocation = 4; // block modules
 constexpr uint32_t module_spec_staged = 5;                // block modules: VkBool32
+constexpr uint32_t module_spec_scratch_capacity = 6;      // reduce, scans, block: invocations (>= size)
+constexpr uint32_t module_spec_stage_items = 7;           // block modules: items the stage holds
 // Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores.
 constexpr uint32_t block_stage_bytes = 16384;
 

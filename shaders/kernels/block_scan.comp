@@ -14,7 +14,12 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const bool subgroups_packed = true;
 layout(constant_id = 4) const uint items_per_invocation = 1u;
 layout(constant_id = 5) const bool staged = false;
-#define STAGE_ITEMS (16384 / ITEM_BYTES)
+// Shared arrays sized by specialization constants whose defaults are the largest sizes: a driver
+// that sizes them before specialization (Mesa 22) gets the largest, the others what the shape needs
+// (16 KiB of stage where 2 KiB would do cost NVIDIA four fifths of the block scan's speed).
+layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
+layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
+#define VKC_SCRATCH_CAPACITY scratch_capacity
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 #define VKC_ITEMS 16
 #define VKC_ITEMS_ACTIVE items_per_invocation
@@ -55,7 +60,7 @@ float from_bits(uvec2 b, float t) { return uintBitsToFloat(b.x); }
 double from_bits(uvec2 b, double t) { return packDouble2x32(b); }
 uvec2 from_bits(uvec2 b, uvec2 t) { return b; }
 
-shared ITEM_TYPE stage[STAGE_ITEMS];
+shared ITEM_TYPE stage[stage_items];
 
 void main() {
     const uint size = VKC_WORKGROUP_SIZE;

@@ -11,6 +11,10 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // Set by the runtime from a probe of how the device packs this work-group shape into subgroups.
 layout(constant_id = 3) const bool subgroups_packed = true;
 #define VKC_SUBGROUPS_PACKED subgroups_packed
+// Shared scratch sized by a specialization constant whose default is the largest size: a driver that
+// sizes it before specialization (Mesa 22) gets the largest, the others what the shape needs.
+layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
+#define VKC_SCRATCH_CAPACITY scratch_capacity
 
 #include "custom_ops.glsl"
 #define VKC_TYPE ITEM_TYPE
