@@ -829,7 +829,8 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     uint32_t grid_x, grid_y;
     grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
-    bool staged = tile * size_of(m.type) <= block_stage_bytes;
+    // One item per invocation is striped and blocked at once: no stage needed.
+    bool staged = r.items_per_invocation > 1 && tile * size_of(m.type) <= block_stage_bytes;
     dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
               grid_x, grid_y});
 }

@@ -88,7 +88,7 @@ size_t shared_memory_bytes(const ModuleInfo& m) {
     case Collective::copy: return 0;
     default: // the scan scratch: capacity + raking lanes (32) + 1, and for block scans a prefix slot
         return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type) +
-               (is_block(m.collective) ? block_stage_bytes : 0);
+               (is_block(m.collective) ? block_stage_bytes + block_stage_bytes / 32 + size_of(m.type) : 0);
     }
 }
 

@@ -45,7 +45,8 @@ constexpr uint32_t module_spec_items_per_invocation = 4; // block modules
 constexpr uint32_t module_spec_staged = 5;                // block modules: VkBool32
 constexpr uint32_t module_spec_scratch_capacity = 6;      // reduce, scans, block: invocations (>= size)
 constexpr uint32_t module_spec_stage_items = 7;           // block modules: items the stage holds
-// Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores.
+// Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores
+// (plus one padding item per 32).
 constexpr uint32_t block_stage_bytes = 16384;
 
 constexpr uint32_t module_input_binding = 0;

@@ -20,6 +20,8 @@ layout(constant_id = 5) const bool staged = false;
 layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
 layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
+// Staged tiles pass barriers between one tile's scan and the next: the scan's own last one is spare.
+#define VKC_SCAN_TRAILING_BARRIER (!staged)
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 #define VKC_ITEMS 16
 #define VKC_ITEMS_ACTIVE items_per_invocation
@@ -60,7 +62,10 @@ float from_bits(uvec2 b, float t) { return uintBitsToFloat(b.x); }
 double from_bits(uvec2 b, double t) { return packDouble2x32(b); }
 uvec2 from_bits(uvec2 b, uvec2 t) { return b; }
 
-shared ITEM_TYPE stage[stage_items];
+// One padding item per 32, so that invocations reading their consecutive items (stride = items per
+// invocation) fall in different banks.
+shared ITEM_TYPE stage[stage_items + stage_items / 32u + 1u];
+uint padded(uint at) { return at + at / 32u; }
 
 void main() {
     const uint size = VKC_WORKGROUP_SIZE;
@@ -82,13 +87,12 @@ void main() {
         if (staged) {
             for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
-                stage[at] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+                stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
             }
-            barrier();
+            barrier(); // the scan's first barrier orders these reads before the stores below
             for (uint i = 0u; i < items_per_invocation; ++i) {
-                items[i] = stage[mine + i];
+                items[i] = stage[padded(mine + i)];
             }
-            barrier();
         } else {
             for (uint i = 0u; i < items_per_invocation; ++i) {
                 items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
@@ -111,16 +115,16 @@ void main() {
 #endif
         if (staged) {
             for (uint i = 0u; i < items_per_invocation; ++i) {
-                stage[mine + i] = items[i];
+                stage[padded(mine + i)] = items[i];
             }
             barrier();
             for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = j * size + gl_LocalInvocationIndex;
                 if (tile_base + at < params.count) {
-                    items_out[tile_base + at] = stage[at];
+                    items_out[tile_base + at] = stage[padded(at)];
                 }
             }
-            barrier();
+            barrier(); // the next tile's loads rewrite the stage, and its scan the scratch
         } else {
             for (uint i = 0u; i < items_per_invocation; ++i) {
                 if (base + i < params.count) {

@@ -19,6 +19,10 @@
 //                            shared memory only. Drivers may pack 2D/3D groups otherwise (lavapipe
 //                            puts each row of a 3x5x7 group in its own subgroup): bind it to a
 //                            specialization constant and set it from vkc::Context::subgroups_packed().
+//   VKC_SCAN_TRAILING_BARRIER true (default): reduce and scans end with a barrier, so the next call
+//                            may reuse their shared scratch at once. A shader whose own barriers
+//                            already separate consecutive calls may set it false (a constant or a
+//                            specialization constant) and save one barrier per call.
 //
 // Include the vkc headers after your `layout(local_size_...) in;` declaration: gl_WorkGroupSize is the
 // default (1, 1, 1) before it.
@@ -44,6 +48,9 @@
 
 #ifndef VKC_WORKGROUP_SIZE
 #define VKC_WORKGROUP_SIZE (gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z)
+#endif
+#ifndef VKC_SCAN_TRAILING_BARRIER
+#define VKC_SCAN_TRAILING_BARRIER true
 #endif
 #ifndef VKC_SUBGROUPS_PACKED
 #define VKC_SUBGROUPS_PACKED true

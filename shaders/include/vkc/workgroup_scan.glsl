@@ -164,8 +164,11 @@ void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclus
 #else
     VKC_PASTE(vkc_workgroup_scan_raking_, VKC_OP)(x, exclusive, total);
 #endif
-    // The next collective may rewrite the scratch only after everyone has read it.
-    barrier();
+    // The next collective may rewrite the scratch only after everyone has read it. A caller whose own
+    // barriers already separate two calls may turn this one off (VKC_SCAN_TRAILING_BARRIER, common.glsl).
+    if (VKC_SCAN_TRAILING_BARRIER) {
+        barrier();
+    }
 }
 
 VKC_TYPE VKC_PASTE(vkc_workgroup_reduce_, VKC_OP)(VKC_TYPE x) {
