@@ -49,6 +49,8 @@
 #define VKC_OP_CHUNK_TOTAL(before, value, last) VKC_PASTE(vkc_subgroup_reduce_, VKC_OP)(value)
 #endif
 
+// Up to this many subgroups, each invocation joins the subgroup totals itself.
+#define VKC_DIRECT_JOIN_SUBGROUPS 16u
 // Raking scans use this many invocations at most, each over a contiguous segment.
 #define VKC_RAKING_LANES 32u
 
@@ -134,30 +136,45 @@ void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclus
             VKC_SCRATCH[gl_SubgroupID] = sub_inclusive;
         }
         barrier();
-        // Subgroup 0 turns the totals into exclusive prefixes, a subgroup-width chunk at a time, since
-        // there can be more subgroups than lanes (1024 invocations in subgroups of 2 gives 512 totals).
-        // Counted here rather than read from gl_NumSubgroups, which Mesa 22 computes before the
-        // work-group size is specialised.
-        uint subgroups = (size + gl_SubgroupSize - 1u) / gl_SubgroupSize;
-        if (gl_SubgroupID == 0u) {
-            VKC_TYPE carry = VKC_OP_IDENTITY;
-            for (uint base = 0u; base < subgroups; base += gl_SubgroupSize) {
-                uint slot = base + gl_SubgroupInvocationID;
-                VKC_TYPE value = slot < subgroups ? VKC_SCRATCH[slot] : VKC_OP_IDENTITY;
-                VKC_TYPE before = VKC_OP_SUBGROUP_EXCLUSIVE(value);
-                if (slot < subgroups) {
-                    VKC_SCRATCH[slot] = gl_SubgroupInvocationID == 0u ? carry : VKC_OP_COMBINE(carry, before);
+        uint subgroups = (size + gl_SubgroupSize - 1u) / gl_SubgroupSize; // not gl_NumSubgroups: see below
+        VKC_TYPE prefix;
+        if (subgroups <= VKC_DIRECT_JOIN_SUBGROUPS) {
+            // Few subgroups (4 in 128 invocations of 32 lanes): every invocation combines the totals
+            // before its own subgroup, as CUB's warp-scans algorithm does; one barrier in all.
+            prefix = VKC_OP_IDENTITY;
+            total = VKC_OP_IDENTITY;
+            for (uint i = 0u; i < subgroups; ++i) {
+                VKC_TYPE t = VKC_SCRATCH[i];
+                if (i < gl_SubgroupID) {
+                    prefix = i == 0u ? t : VKC_OP_COMBINE(prefix, t);
                 }
-                uint last = min(subgroups - base, gl_SubgroupSize) - 1u; // the chunk's last live lane
-                carry = VKC_OP_COMBINE(carry, VKC_OP_CHUNK_TOTAL(before, value, last));
+                total = i == 0u ? t : VKC_OP_COMBINE(total, t);
             }
-            if (gl_SubgroupInvocationID == 0u) {
-                VKC_SCRATCH[size] = carry;
+        } else {
+            // Many subgroups (1024 invocations in subgroups of 2 gives 512 totals): subgroup 0 turns
+            // the totals into exclusive prefixes, a subgroup-width chunk at a time. The count is
+            // computed because Mesa 22 computes gl_NumSubgroups before the work-group size is
+            // specialised.
+            if (gl_SubgroupID == 0u) {
+                VKC_TYPE carry = VKC_OP_IDENTITY;
+                for (uint base = 0u; base < subgroups; base += gl_SubgroupSize) {
+                    uint slot = base + gl_SubgroupInvocationID;
+                    VKC_TYPE value = slot < subgroups ? VKC_SCRATCH[slot] : VKC_OP_IDENTITY;
+                    VKC_TYPE before = VKC_OP_SUBGROUP_EXCLUSIVE(value);
+                    if (slot < subgroups) {
+                        VKC_SCRATCH[slot] = gl_SubgroupInvocationID == 0u ? carry : VKC_OP_COMBINE(carry, before);
+                    }
+                    uint last = min(subgroups - base, gl_SubgroupSize) - 1u; // the chunk's last live lane
+                    carry = VKC_OP_COMBINE(carry, VKC_OP_CHUNK_TOTAL(before, value, last));
+                }
+                if (gl_SubgroupInvocationID == 0u) {
+                    VKC_SCRATCH[size] = carry;
+                }
             }
+            barrier();
+            prefix = VKC_SCRATCH[gl_SubgroupID];
+            total = VKC_SCRATCH[size];
         }
-        barrier();
-        VKC_TYPE prefix = VKC_SCRATCH[gl_SubgroupID];
-        total = VKC_SCRATCH[size];
         // Lane 0 takes the prefix as it is: combining it with the built-in's identity could turn -0 into +0.
         exclusive = gl_SubgroupInvocationID == 0u ? prefix : VKC_OP_COMBINE(prefix, sub_exclusive);
     }
