@@ -20,8 +20,10 @@ layout(constant_id = 5) const bool staged = false;
 layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
 layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
-// Staged tiles pass barriers between one tile's scan and the next: the scan's own last one is spare.
-#define VKC_SCAN_TRAILING_BARRIER (!staged)
+// Tiles staged through the whole work-group pass barriers between one tile's scan and the next, so the
+// scan's own last one is spare; tiles staged subgroup by subgroup do not.
+bool staged_per_subgroup;
+#define VKC_SCAN_TRAILING_BARRIER (!staged || staged_per_subgroup)
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 #define VKC_ITEMS 16
 #define VKC_ITEMS_ACTIVE items_per_invocation
@@ -67,6 +69,14 @@ uvec2 from_bits(uvec2 b, uvec2 t) { return b; }
 shared ITEM_TYPE stage[stage_items + stage_items / 32u + 1u];
 uint padded(uint at) { return at + at / 32u; }
 
+// Orders a subgroup's shared-memory accesses.
+void subgroup_sync() {
+#if VKC_SUBGROUP_ARITHMETIC
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+#endif
+}
+
 void main() {
     const uint size = VKC_WORKGROUP_SIZE;
     const uint tile_items = size * items_per_invocation;
@@ -77,6 +87,18 @@ void main() {
     ITEM_TYPE running = from_bits(gl_LocalInvocationIndex == 0u ? params.seed.xy : params.seed.zw + gl_LocalInvocationIndex,
                                   ITEM_TYPE(0));
     ITEM_TYPE seed = from_bits(params.seed.xy, ITEM_TYPE(0));
+#if VKC_SUBGROUP_ARITHMETIC
+    // Where subgroups are packed in order and full, each subgroup owns the contiguous part of the
+    // tile its invocations hold, and moves it through the stage alone (CUB's warp transpose): no
+    // work-group barrier on the way in or out.
+    staged_per_subgroup = staged && subgroups_packed && size % gl_SubgroupSize == 0u;
+    const uint lanes = gl_SubgroupSize;
+    const uint lane = gl_SubgroupInvocationID;
+    const uint segment = gl_SubgroupID * lanes * items_per_invocation; // first tile item of this subgroup
+#else
+    staged_per_subgroup = false;
+    const uint lanes = 1u, lane = 0u, segment = 0u;
+#endif
     for (uint k = 0u; k < params.tiles_per_group; ++k) {
         uint tile = group * params.tiles_per_group + k;
         uint tile_base = tile * tile_items;
@@ -84,7 +106,16 @@ void main() {
         uint base = tile_base + mine;
         ITEM_TYPE items[VKC_ITEMS];
         // Items past the count are not read; they take the identity and are not written.
-        if (staged) {
+        if (staged_per_subgroup) {
+            for (uint j = 0u; j < items_per_invocation; ++j) {
+                uint at = segment + j * lanes + lane; // striped within the subgroup's part
+                stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+            }
+            subgroup_sync();
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                items[i] = stage[padded(mine + i)];
+            }
+        } else if (staged) {
             for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
                 stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
@@ -113,7 +144,19 @@ void main() {
             VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_, ITEM_OP))(items, aggregate);
         }
 #endif
-        if (staged) {
+        if (staged_per_subgroup) {
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                stage[padded(mine + i)] = items[i];
+            }
+            subgroup_sync();
+            for (uint j = 0u; j < items_per_invocation; ++j) {
+                uint at = segment + j * lanes + lane;
+                if (tile_base + at < params.count) {
+                    items_out[tile_base + at] = stage[padded(at)];
+                }
+            }
+            subgroup_sync(); // the next tile's loads rewrite this part of the stage
+        } else if (staged) {
             for (uint i = 0u; i < items_per_invocation; ++i) {
                 stage[padded(mine + i)] = items[i];
             }
