@@ -15,43 +15,14 @@
 #include <cstring>
 #include <vector>
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "bench_common.cuh"
 
 constexpr int kWarmup = 5;
 constexpr int kReps = 50;
 
-// Input pattern, identical on host and device so the host can rebuild any tile for verification.
-// index + 1 so that element 0 is not hash(0) == 0.
-__host__ __device__ inline uint32_t hash32(uint32_t x) {
-  x += 1u;
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 __global__ void fill_kernel(uint32_t* p, size_t n) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     p[i] = hash32(uint32_t(i));
-}
-
-// Holds the stream while the host enqueues all timed event pairs, so that host launch overhead does not
-// show up as idle time between a start event and its kernel.
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
 }
 
 // Bandwidth ceiling: uint4 copy of the same buffer.
@@ -87,27 +58,6 @@ __global__ void __launch_bounds__(BLOCK) block_scan_kernel(const uint32_t* __res
   Store(smem.store).Store(out + base, items);
 }
 
-template <class F>
-static float median_ms(F&& launch, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) launch();
-  CK(cudaDeviceSynchronize());
-  std::vector<cudaEvent_t> ev(2 * reps);
-  for (auto& e : ev) CK(cudaEventCreate(&e));
-  spin_kernel<<<1, 1>>>(20ull * 1000 * 1000);  // 20 ms head start, far more than enqueueing takes
-  CK(cudaGetLastError());
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(ev[2 * r]));
-    launch();
-    CK(cudaEventRecord(ev[2 * r + 1]));
-  }
-  CK(cudaEventSynchronize(ev.back()));
-  std::vector<float> ms(reps);
-  for (int r = 0; r < reps; ++r) CK(cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]));
-  for (auto& e : ev) CK(cudaEventDestroy(e));
-  std::sort(ms.begin(), ms.end());
-  return reps % 2 ? ms[reps / 2] : 0.5f * (ms[reps / 2 - 1] + ms[reps / 2]);
-}
-
 static void print_row(const char* kind, int items, size_t bytes, float ms) {
   std::printf("%s,%d,%zu,%.6f,%.2f\n", kind, items, bytes, ms, double(bytes) / (ms * 1e-3) / 1e9);
   std::fflush(stdout);
@@ -140,7 +90,7 @@ static float run_variant(const uint32_t* d_in, uint32_t* d_out, size_t n_tiles, 
     block_scan_kernel<BLOCK, ITEMS, ALG><<<unsigned(n_tiles), BLOCK>>>(d_in, d_out);
     CK(cudaGetLastError());
   };
-  const float ms = median_ms(launch, kWarmup, kReps);
+  const float ms = median_ms(launch, kWarmup, kReps, 20);
   verify_tiles(d_out, tile, n_tiles, ITEMS, alg);
   return ms;
 }
@@ -210,7 +160,7 @@ int main(int argc, char** argv) {
       copy_kernel<<<grid, kCopyBlock>>>(reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out), nvec);
       CK(cudaGetLastError());
     };
-    const float ms = median_ms(launch, kWarmup, kReps);
+    const float ms = median_ms(launch, kWarmup, kReps, 20);
     // Spot check: the copy must reproduce the input exactly.
     uint32_t last = 0;
     CK(cudaMemcpy(&last, d_out + n - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost));

@@ -18,27 +18,10 @@
 #include <type_traits>
 #include <vector>
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "bench_common.cuh"
 
 constexpr int kWarmup = 3;
 constexpr int kReps = 20;
-
-__host__ __device__ inline uint32_t hash32(uint32_t x) {
-  x += 1u;  // so that element 0 is not hash(0) == 0
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 // Input pattern, identical on host and device. Integers use all their bits (sums wrap on both sides);
 // floats are k/65536 in [0,1): exact in f32 and f64, non-negative, and pseudo-random so that f32
@@ -55,16 +38,6 @@ template <class T>
 __global__ void fill_kernel(T* p, size_t n) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     p[i] = value_at<T>(i);
-}
-
-// Holds the stream while the host enqueues all timed event pairs, so that host launch overhead does not
-// show up as idle time between a start event and its kernel (matters at small sizes).
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
 }
 
 // Ceilings: uint4 copy (read + write) and uint4 read-only reduce of the same bytes.
@@ -101,27 +74,6 @@ __global__ void __launch_bounds__(kVecBlock) read_kernel(const uint4* __restrict
   __shared__ typename BlockReduce::TempStorage tmp;
   const unsigned long long s = BlockReduce(tmp).Sum((unsigned long long)acc);
   if (threadIdx.x == 0) atomicAdd(sink, s);
-}
-
-template <class F>
-static float median_ms(F&& launch, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) launch();
-  CK(cudaDeviceSynchronize());
-  std::vector<cudaEvent_t> ev(2 * reps);
-  for (auto& e : ev) CK(cudaEventCreate(&e));
-  spin_kernel<<<1, 1>>>(10ull * 1000 * 1000);  // 10 ms head start, far more than enqueueing takes
-  CK(cudaGetLastError());
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(ev[2 * r]));
-    launch();
-    CK(cudaEventRecord(ev[2 * r + 1]));
-  }
-  CK(cudaEventSynchronize(ev.back()));
-  std::vector<float> ms(reps);
-  for (int r = 0; r < reps; ++r) CK(cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]));
-  for (auto& e : ev) CK(cudaEventDestroy(e));
-  std::sort(ms.begin(), ms.end());
-  return reps % 2 ? ms[reps / 2] : 0.5f * (ms[reps / 2 - 1] + ms[reps / 2]);
 }
 
 static void print_row(const char* op, const char* type, size_t n, size_t bytes, float ms) {
@@ -217,14 +169,14 @@ static void run_size(const char* tname, int log2n, int sms) {
       copy_kernel<<<copy_grid, kVecBlock>>>(reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out), nvec);
       CK(cudaGetLastError());
     };
-    print_row("copy", tname, n, 2 * bytes, median_ms(launch, kWarmup, kReps));
+    print_row("copy", tname, n, 2 * bytes, median_ms(launch, kWarmup, kReps, 10));
   }
   {  // read
     auto launch = [&] {
       read_kernel<<<read_grid, kVecBlock>>>(reinterpret_cast<const uint4*>(d_in), nvec, d_sink);
       CK(cudaGetLastError());
     };
-    print_row("read", tname, n, bytes, median_ms(launch, kWarmup, kReps));
+    print_row("read", tname, n, bytes, median_ms(launch, kWarmup, kReps, 10));
   }
 
   void* d_temp = nullptr;
@@ -232,7 +184,7 @@ static void run_size(const char* tname, int log2n, int sms) {
     CK(cudaMalloc(&d_temp, std::max<size_t>(t_inc, 1)));
     CK(cudaMemset(d_out, 0, bytes));
     auto launch = [&] { CK(cub::DeviceScan::InclusiveSum(d_temp, t_inc, static_cast<const T*>(d_in), d_out, n_items)); };
-    const float ms = median_ms(launch, kWarmup, kReps);
+    const float ms = median_ms(launch, kWarmup, kReps, 10);
     check_scan("inclusive_sum", ref_inc);
     print_row("inclusive_sum", tname, n, 2 * bytes, ms);
     CK(cudaFree(d_temp));
@@ -241,7 +193,7 @@ static void run_size(const char* tname, int log2n, int sms) {
     CK(cudaMalloc(&d_temp, std::max<size_t>(t_exc, 1)));
     CK(cudaMemset(d_out, 0, bytes));
     auto launch = [&] { CK(cub::DeviceScan::ExclusiveSum(d_temp, t_exc, static_cast<const T*>(d_in), d_out, n_items)); };
-    const float ms = median_ms(launch, kWarmup, kReps);
+    const float ms = median_ms(launch, kWarmup, kReps, 10);
     check_scan("exclusive_sum", ref_exc);
     print_row("exclusive_sum", tname, n, 2 * bytes, ms);
     CK(cudaFree(d_temp));
@@ -250,7 +202,7 @@ static void run_size(const char* tname, int log2n, int sms) {
     CK(cudaMalloc(&d_temp, std::max<size_t>(t_red, 1)));
     CK(cudaMemset(d_red, 0, sizeof(T)));
     auto launch = [&] { CK(cub::DeviceReduce::Sum(d_temp, t_red, static_cast<const T*>(d_in), d_red, n_items)); };
-    const float ms = median_ms(launch, kWarmup, kReps);
+    const float ms = median_ms(launch, kWarmup, kReps, 10);
     T got;
     CK(cudaMemcpy(&got, d_red, sizeof(T), cudaMemcpyDeviceToHost));
     if (!matches<T>(got, ref_total)) report_fail<T>("reduce_sum", tname, n, n, got, ref_total);

@@ -146,14 +146,4 @@ void VKC_PASTE(vkc_block_scan_exclusive_callback_, VKC_OP)(inout VKC_TYPE items[
 #endif
 
 #undef VKC_PREFIX_SLOT
-#undef VKC_SCRATCH
-#undef VKC_OP_COMBINE
-#undef VKC_OP_IDENTITY
-#undef VKC_OP_PREPARE
-#undef VKC_OP_SUBGROUP_INCLUSIVE
-#undef VKC_OP_SUBGROUP_EXCLUSIVE
-#undef VKC_OP_CHUNK_TOTAL
-#undef VKC_TYPE
-#undef VKC_OP
-#undef VKC_CUSTOM_COMBINE
-#undef VKC_CUSTOM_IDENTITY
+#include "template_end.glsl"

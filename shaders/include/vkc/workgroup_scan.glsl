@@ -208,15 +208,5 @@ VKC_TYPE VKC_PASTE(vkc_workgroup_scan_exclusive_, VKC_OP)(VKC_TYPE x) {
 }
 
 #ifndef VKC_KEEP_TEMPLATE_ARGUMENTS // block_scan.glsl builds on the definitions above
-#undef VKC_SCRATCH
-#undef VKC_OP_COMBINE
-#undef VKC_OP_IDENTITY
-#undef VKC_OP_PREPARE
-#undef VKC_OP_SUBGROUP_INCLUSIVE
-#undef VKC_OP_SUBGROUP_EXCLUSIVE
-#undef VKC_OP_CHUNK_TOTAL
-#undef VKC_TYPE
-#undef VKC_OP
-#undef VKC_CUSTOM_COMBINE
-#undef VKC_CUSTOM_IDENTITY
+#include "template_end.glsl"
 #endif

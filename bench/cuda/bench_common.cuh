@@ -1,0 +1,63 @@
+// Shared by the CUDA peers: error checks, the input hash, and GPU timing with CUDA events.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(call)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+// Input pattern, identical on host and device so the host can rebuild any item for verification.
+__host__ __device__ inline uint32_t hash32(uint32_t x) {
+  x += 1u;  // so that element 0 is not hash(0) == 0
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+// Holds the stream while the host enqueues all timed event pairs, so that host launch overhead does not
+// show up as idle time between a start event and its kernel (matters at small sizes).
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+// Median of `reps` launches, each between its own pair of events, after `warmup` launches; the stream
+// is held for head_start_ms first, far longer than enqueueing the pairs takes.
+template <class F>
+static float median_ms(F&& launch, int warmup, int reps, unsigned long long head_start_ms) {
+  for (int i = 0; i < warmup; ++i) launch();
+  CK(cudaDeviceSynchronize());
+  std::vector<cudaEvent_t> ev(2 * reps);
+  for (auto& e : ev) CK(cudaEventCreate(&e));
+  spin_kernel<<<1, 1>>>(head_start_ms * 1000 * 1000);
+  CK(cudaGetLastError());
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(ev[2 * r]));
+    launch();
+    CK(cudaEventRecord(ev[2 * r + 1]));
+  }
+  CK(cudaEventSynchronize(ev.back()));
+  std::vector<float> ms(reps);
+  for (int r = 0; r < reps; ++r) CK(cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]));
+  for (auto& e : ev) CK(cudaEventDestroy(e));
+  std::sort(ms.begin(), ms.end());
+  return reps % 2 ? ms[reps / 2] : 0.5f * (ms[reps / 2 - 1] + ms[reps / 2]);
+}
