@@ -74,8 +74,14 @@ std::string feature_names(Feature f) {
 
 std::string WorkgroupShape::text() const {
     std::string s = std::to_string(x);
-    if (y != 1 || z != 1) s += "x" + std::to_string(y);
-    if (z != 1) s += "x" + std::to_string(z);
+    if (y != 1 || z != 1) {
+        s += 'x';
+        s += std::to_string(y);
+    }
+    if (z != 1) {
+        s += 'x';
+        s += std::to_string(z);
+    }
     return s;
 }
 
