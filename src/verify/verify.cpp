@@ -631,18 +631,6 @@ Outcome run_case(Context& ctx, const Case& c) {
     });
 }
 
-Outcome run_items(Context& ctx, const WorkgroupRequest& request, const std::vector<uint8_t>& bytes) {
-    return guarded(ctx, request.collective, request.type, request.op, [&](Runner& r) {
-        with_host_type(request.type, [&](auto tag) {
-            using T = decltype(tag);
-            std::vector<T> in(bytes.size() / sizeof(T));
-            std::memcpy(in.data(), bytes.data(), in.size() * sizeof(T));
-            Layout layout{request.shape.size(), in.size()};
-            run_scan_family(r, request, std::move(in), std::vector<std::string>(layout.groups(), "given items"));
-        });
-    });
-}
-
 std::vector<WorkgroupShape> standard_shapes(const DeviceInfo& d) {
     std::vector<WorkgroupShape> all;
     for (uint32_t n : {1, 2, 3, 7, 8, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 255, 256, 512, 1024}) {

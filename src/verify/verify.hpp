@@ -44,9 +44,6 @@ struct Outcome {
 // reason. A validation message during the case is a failure.
 Outcome run_case(Context& context, const Case& c);
 
-// Checks one explicit input against the reference, as one work-group per `shape` (the last may be short).
-Outcome run_items(Context& context, const WorkgroupRequest& request, const std::vector<uint8_t>& item_bytes);
-
 // The work-group shapes of the test matrix: 1D sizes 1 ... 1024 and 2D/3D shapes (1xSx1 uses the
 // device subgroup size S). Shapes past the device limits are kept: they run as skips naming the limit.
 std::vector<WorkgroupShape> standard_shapes(const DeviceInfo& device);
