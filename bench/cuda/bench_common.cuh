@@ -1,6 +1,7 @@
 // Shared by the CUDA peers: error checks, the input hash, and GPU timing with CUDA events.
 #pragma once
 
+#include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -60,4 +61,18 @@ static float median_ms(F&& launch, int warmup, int reps, unsigned long long head
   for (auto& e : ev) CK(cudaEventDestroy(e));
   std::sort(ms.begin(), ms.end());
   return reps % 2 ? ms[reps / 2] : 0.5f * (ms[reps / 2 - 1] + ms[reps / 2]);
+}
+
+// Starts the leading '#' line of a peer's output: device, driver, runtime and CUB versions. The caller
+// ends the line with what it adds. Returns the device's properties.
+inline cudaDeviceProp print_device_line() {
+  int dev = 0, drv = 0, rt = 0;
+  CK(cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, dev));
+  CK(cudaDriverGetVersion(&drv));
+  CK(cudaRuntimeGetVersion(&rt));
+  std::printf("# device=%s sms=%d driver=%d runtime=%d cub=%d", prop.name, prop.multiProcessorCount, drv, rt,
+              int(CUB_VERSION));
+  return prop;
 }

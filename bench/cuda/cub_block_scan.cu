@@ -135,14 +135,8 @@ int main(int argc, char** argv) {
   }
   const size_t n = size_t(1) << log2n;
 
-  int dev = 0, drv = 0, rt = 0;
-  CK(cudaGetDevice(&dev));
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, dev));
-  CK(cudaDriverGetVersion(&drv));
-  CK(cudaRuntimeGetVersion(&rt));
-  std::printf("# device=%s sms=%d driver=%d runtime=%d cub=%d block=%d n=%zu\n", prop.name,
-              prop.multiProcessorCount, drv, rt, int(CUB_VERSION), block, n);
+  const cudaDeviceProp prop = print_device_line();
+  std::printf(" block=%d n=%zu\n", block, n);
 
   uint32_t *d_in = nullptr, *d_out = nullptr;
   CK(cudaMalloc(&d_in, n * sizeof(uint32_t)));

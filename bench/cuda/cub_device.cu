@@ -251,14 +251,8 @@ int main(int argc, char** argv) {
       return 1;
     }
 
-  int dev = 0, drv = 0, rt = 0;
-  CK(cudaGetDevice(&dev));
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, dev));
-  CK(cudaDriverGetVersion(&drv));
-  CK(cudaRuntimeGetVersion(&rt));
-  std::printf("# device=%s sms=%d driver=%d runtime=%d cub=%d\n", prop.name, prop.multiProcessorCount, drv, rt,
-              int(CUB_VERSION));
+  const cudaDeviceProp prop = print_device_line();
+  std::printf("\n");
   std::printf("op,type,n,bytes,median_ms,gbps,gitems_per_s\n");
 
   const int sms = prop.multiProcessorCount;
