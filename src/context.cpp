@@ -11,17 +11,10 @@
 #include <tuple>
 #include <utility>
 
-#include "volk_private.hpp"
-#include "vkc/context.hpp"
+#include "context_impl.hpp"
 
 namespace vkc {
 namespace {
-
-void check(VkResult result, const char* what) {
-    if (result != VK_SUCCESS) {
-        throw Error(std::string(what) + " failed with VkResult " + std::to_string(int(result)));
-    }
-}
 
 bool env_flag(const char* name) {
     const char* v = std::getenv(name);
@@ -133,6 +126,7 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
     }
     info.max_shared_memory = base.limits.maxComputeSharedMemorySize;
     info.max_storage_buffer_range = base.limits.maxStorageBufferRange;
+    info.min_storage_buffer_offset_alignment = base.limits.minStorageBufferOffsetAlignment;
 
     Feature f = Feature::none;
     if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
@@ -276,51 +270,6 @@ std::vector<DeviceInfo> list_devices() {
     return out;
 }
 
-// What a Buffer needs to free itself.
-struct Buffer::Owner {
-    VkDevice device;
-    const VolkDeviceTable* vk;
-};
-
-struct Context::Impl {
-    ContextOptions options;
-    VkInstance instance = VK_NULL_HANDLE;
-    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
-    bool validation_on = false;
-    uint64_t validation_count = 0;
-    std::string validation_last;
-
-    VkPhysicalDevice physical = VK_NULL_HANDLE;
-    DeviceInfo info;
-    VkPhysicalDeviceMemoryProperties memory{};
-    VkDevice device = VK_NULL_HANDLE;
-    VolkDeviceTable vk{};
-    Buffer::Owner owner{};
-    uint32_t queue_family = 0;
-    VkQueue queue = VK_NULL_HANDLE;
-    VkCommandPool pool = VK_NULL_HANDLE;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-    VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
-    VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
-    std::map<const ModuleInfo*, VkShaderModule> shader_modules;
-    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool>, VkPipeline> pipelines;
-    VkQueryPool timestamps = VK_NULL_HANDLE; // two queries around each dispatch while timing is on
-    bool timing = false;
-    double last_gpu_ms = 0;
-    double timestamp_period_ns = 0; // 0: the queue has no timestamps
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
-
-    void create(const ContextOptions& opts);
-    void destroy();
-    uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid = 0) const;
-    Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
-    void begin();
-    void submit_and_wait();
-    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged);
-};
-
 namespace {
 VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
                                                      VkDebugUtilsMessageTypeFlagsEXT,
@@ -448,6 +397,7 @@ void Context::Impl::create(const ContextOptions& opts) {
 void Context::Impl::destroy() {
     if (device) {
         vk.vkDeviceWaitIdle(device);
+        scratch = Buffer();
         for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, nullptr);
         for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, nullptr);
         vk.vkDestroyDescriptorPool(device, descriptor_pool, nullptr);

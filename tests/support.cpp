@@ -31,9 +31,9 @@ Path preferred_path() {
     return env_is("VKC_SHARED_MEMORY_ONLY", "1") ? Path::shared_memory : Path::subgroup;
 }
 
-void expect_pass(const verify::Case& c) {
-    verify::Outcome o = verify::run_case(context(), c);
-    std::string label = c.label() + " [" + o.module + "]";
+namespace {
+void expect_outcome(const verify::Outcome& o, const std::string& case_label) {
+    std::string label = case_label + " [" + o.module + "]";
     if (o.status == verify::Status::skip) {
         ++skipped;
         MESSAGE("skipped " << label << ": " << o.detail);
@@ -43,6 +43,10 @@ void expect_pass(const verify::Case& c) {
     }
     CHECK_MESSAGE(o.status == verify::Status::pass, label << ": " << o.detail);
 }
+} // namespace
+
+void expect_pass(const verify::Case& c) { expect_outcome(verify::run_case(context(), c), c.label()); }
+void expect_pass(const verify::DeviceCase& c) { expect_outcome(verify::run_device_case(context(), c), c.label()); }
 
 void run_matrix(Collective collective, bool per_type, bool per_op) {
     const std::vector<Type> types = per_type ? all_types() : std::vector<Type>{Type::u32};

@@ -48,6 +48,7 @@ inline std::vector<WorkgroupShape> reduced_shapes() { return {{7}, {33}, {256}, 
 // Runs the case and records it: a failure fails the test with the case's detail; a skip prints its
 // reason, and fails too when VKC_EXPECT_NO_SKIPS=1 (set for lavapipe, which supports everything).
 void expect_pass(const verify::Case& c);
+void expect_pass(const verify::DeviceCase& c);
 
 // Runs `collective` for every type x op (when it has them) x the standard work-group shapes.
 void run_matrix(Collective collective, bool per_type, bool per_op);

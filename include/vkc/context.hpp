@@ -14,10 +14,13 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <vulkan/vulkan_core.h>
 
+#include "vkc/device_scan.hpp"
+#include "vkc/half.hpp"
 #include "vkc/modules.hpp"
 #include "vkc/types.hpp"
 
@@ -38,6 +41,7 @@ struct DeviceInfo {
     uint32_t max_workgroup_count[3] = {0, 0, 0};
     uint32_t max_shared_memory = 0;     // bytes
     uint64_t max_storage_buffer_range = 0;
+    uint64_t min_storage_buffer_offset_alignment = 0;
     std::string type_name() const;      // "discrete GPU", "CPU", ...
 };
 
@@ -157,6 +161,67 @@ public:
     void set_timing(bool on);
     double last_gpu_ms() const; // the last run's dispatch, in milliseconds
 
+    // ---- Device-wide scan and reduce (see include/vkc/device_scan.hpp) ----
+    // Every type and op of the work-group collectives; count may be 0 (scan: nothing happens;
+    // reduce: the identity) and beyond 2^32. Throws Error naming what is wrong with the arguments.
+
+    // The tile a scan of this type uses on this device.
+    ScanTile scan_tile(Type, const ScanOptions& = {}) const;
+    // Scratch bytes a plan needs for count items.
+    uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
+    uint64_t reduce_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
+    // Plans to record into the caller's command buffers, on the caller's buffers (of this Context's
+    // device: see ContextOptions::adopt). reduce writes one item to `result`.
+    ScanPlan plan_scan(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& output,
+                       const BufferRange& scratch, const ScanOptions& = {});
+    ScanPlan plan_reduce(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& result,
+                         const BufferRange& scratch, const ScanOptions& = {});
+    // On this Context's buffers, waiting for the result (output may be input: in place). With timing
+    // on, last_gpu_ms() is the whole plan's GPU time.
+    void scan(const Buffer& input, Buffer& output, Type, Op, uint64_t count, const ScanOptions& = {});
+    void reduce(const Buffer& input, Buffer& result, Type, Op, uint64_t count, const ScanOptions& = {});
+    // Host arrays of any length, streamed through the device ScanOptions::stream_bytes at a time with
+    // the running total carried. T: vkc::half, int8_t ... uint64_t, float, double.
+    template <class T>
+    std::vector<T> scan(std::span<const T> items, Op op, const ScanOptions& options = {}) {
+        std::vector<T> out(items.size());
+        scan_host(items.data(), out.data(), items.size(), host_type<T>(), op, options);
+        return out;
+    }
+    template <class T>
+    T reduce(std::span<const T> items, Op op, const ScanOptions& options = {}) {
+        T result{};
+        reduce_host(items.data(), &result, items.size(), host_type<T>(), op, options);
+        return result;
+    }
+    void scan_host(const void* items, void* out, uint64_t count, Type, Op, const ScanOptions&);
+    void reduce_host(const void* items, void* result, uint64_t count, Type, Op, const ScanOptions&);
+
+    // The Vulkan objects, for engines that record plans on this Context's device.
+    VkInstance vk_instance() const;
+    VkPhysicalDevice vk_physical_device() const;
+    VkDevice vk_device() const;
+    uint32_t queue_family() const;
+    VkQueue queue() const;
+
+    template <class T>
+    static constexpr Type host_type() {
+        if constexpr (std::is_same_v<T, half>) return Type::f16;
+        else if constexpr (std::is_same_v<T, int8_t>) return Type::i8;
+        else if constexpr (std::is_same_v<T, uint8_t>) return Type::u8;
+        else if constexpr (std::is_same_v<T, int16_t>) return Type::i16;
+        else if constexpr (std::is_same_v<T, uint16_t>) return Type::u16;
+        else if constexpr (std::is_same_v<T, int32_t>) return Type::i32;
+        else if constexpr (std::is_same_v<T, uint32_t>) return Type::u32;
+        else if constexpr (std::is_same_v<T, int64_t>) return Type::i64;
+        else if constexpr (std::is_same_v<T, uint64_t>) return Type::u64;
+        else if constexpr (std::is_same_v<T, float>) return Type::f32;
+        else {
+            static_assert(std::is_same_v<T, double>, "no vkc::Type for this host type");
+            return Type::f64;
+        }
+    }
+
     // Convenience: upload, run over every item, download. T is the host type of request.type
     // (vkc::half, int32_t, uint32_t, int64_t, uint64_t, float, double).
     template <class T>
@@ -193,6 +258,10 @@ private:
         uint32_t grid_x, grid_y;
     };
     void dispatch(const Dispatch&);
+    ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
+                       const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot);
+    void run_plan(const ScanPlan&);
+    Buffer& scratch_for(uint64_t bytes);
     void check_shape(const WorkgroupShape&) const;
     uint64_t check_module_use(const ModuleInfo&, const WorkgroupShape&, uint64_t count, const Buffer& input,
                               const Buffer& output) const;

@@ -41,6 +41,18 @@ struct BlockParams {
     uint32_t seed[4];         // seed bits (low word first); [2], [3]: junk other invocations start from
 };
 static_assert(sizeof(BlockParams) == 32);
+// Push constants of device_scan modules, 32 bytes (shaders/kernels/device_scan.comp says more).
+struct DeviceScanParams {
+    uint32_t count;       // items in this dispatch
+    uint32_t tiles;       // ceil(count / tile items)
+    uint32_t flags;       // 1 exclusive, 2 carry in, 4 carry slot, 8 force fallback, 16 in place
+    uint32_t mode;        // 0 look-back scan, 1 reduce, 2 chunk prefixes, 3 scan chunks
+    uint32_t spin_limit;  // polls of an unposted predecessor before computing it
+    uint32_t chunk_tiles; // modes 1-3: tiles a work-group takes
+    uint32_t chunks;      // modes 1-3: work-groups
+    uint32_t zero;        // always 0: the look-back orders loads through it
+};
+static_assert(sizeof(DeviceScanParams) == 32);
 constexpr uint32_t module_spec_items_per_invocation = 4; // block modules
 constexpr uint32_t module_spec_staged = 5;                // block modules: VkBool32
 constexpr uint32_t module_spec_scratch_capacity = 6;      // reduce, scans, block: invocations (>= size)

@@ -50,19 +50,7 @@ const uint FLAG_SEEDED = 1u;   // scans start from the seed
 const uint FLAG_RUNNING = 2u;  // the seed is a running prefix carried across tiles
 const uint FLAG_RECORD = 4u;   // write aggregates and running prefixes to `record`
 
-// Items from raw bits, so one push-constant block serves every type.
-float16_t from_bits(uvec2 b, float16_t t) { return unpackFloat2x16(b.x).x; }
-int8_t from_bits(uvec2 b, int8_t t) { return int8_t(b.x); }
-uint8_t from_bits(uvec2 b, uint8_t t) { return uint8_t(b.x); }
-int16_t from_bits(uvec2 b, int16_t t) { return int16_t(b.x); }
-uint16_t from_bits(uvec2 b, uint16_t t) { return uint16_t(b.x); }
-int from_bits(uvec2 b, int t) { return int(b.x); }
-uint from_bits(uvec2 b, uint t) { return b.x; }
-int64_t from_bits(uvec2 b, int64_t t) { return int64_t(packUint2x32(b)); }
-uint64_t from_bits(uvec2 b, uint64_t t) { return packUint2x32(b); }
-float from_bits(uvec2 b, float t) { return uintBitsToFloat(b.x); }
-double from_bits(uvec2 b, double t) { return packDouble2x32(b); }
-uvec2 from_bits(uvec2 b, uvec2 t) { return b; }
+#include "item_bits.glsl"
 
 // One padding item per 32, so that invocations reading their consecutive items (stride = items per
 // invocation) fall in different banks.

@@ -40,9 +40,28 @@ struct Outcome {
     std::string module; // the module that ran
 };
 
+// A device-wide scan or reduce (Context::scan / reduce / plans) of `count` random items, checked
+// item by item against the CPU reference; float min/max inputs carry NaNs at the first, a middle and
+// the last item.
+struct DeviceCase {
+    Type type = Type::u32;
+    Op op = Op::add;
+    uint64_t count = 0;
+    bool reduce = false;
+    ScanOptions options;     // exclusive, reproducible, force_fallback, tile, segment_items, stream_bytes
+    bool in_place = false;   // scan: output is the input buffer
+    // How it runs: on the Context's buffers, from host arrays (streamed), or as a plan recorded into
+    // a command buffer of our own at non-zero offsets, checking that nothing outside the output changed.
+    enum class Api { buffers, host, recorded } api = Api::buffers;
+    uint32_t runs = 1;       // > 1: the outputs of every run must be bit-identical
+    uint64_t seed = 1;
+    std::string label() const; // "device scan_inclusive add uint n=1000 in place"
+};
+
 // Runs the case and checks it. Never throws for what the device cannot do: that is a skip with its
 // reason. A validation message during the case is a failure.
 Outcome run_case(Context& context, const Case& c);
+Outcome run_device_case(Context& context, const DeviceCase& c);
 
 // The work-group shapes of the test matrix: 1D sizes 1 ... 1024 and 2D/3D shapes (1xSx1 uses the
 // device subgroup size S). Shapes past the device limits are kept: they run as skips naming the limit.

@@ -23,8 +23,11 @@
 //
 // and, when VKC_BLOCK_PREFIX_CALLBACK names a function `VKC_TYPE f(VKC_TYPE aggregate)`, the
 // callback forms vkc_block_scan_{inclusive,exclusive}_callback_add(inout items, out aggregate): f is
-// called once per tile, by invocation 0, with the tile's aggregate, and returns the tile's prefix
-// (decoupled look-back is written this way).
+// called once per tile with the tile's aggregate and returns the tile's prefix; as in CUB, every
+// invocation of subgroup 0 calls it (in uniform control flow, so it may use subgroup operations) and
+// invocation 0's answer counts. Without subgroups (VKC_SUBGROUP_ARITHMETIC 0, or subgroups not
+// packed) invocation 0 alone calls it. Decoupled look-back is written this way
+// (shaders/kernels/device_scan.comp).
 //
 // `aggregate` is op over the tile's items, without the seed or prefix, in every invocation. A
 // partial tile is scanned by giving the missing items the identity (vkc_identity_<op>) and not
@@ -72,13 +75,29 @@ void VKC_PASTE(vkc_block_scan_core_, VKC_OP)(inout VKC_TYPE items[VKC_ITEMS], bo
     if (prefix_mode == VKC_PREFIX_UNIFORM) {
         prefix = seed;
     } else if (prefix_mode != VKC_PREFIX_NONE) {
-        if (first) {
 #ifdef VKC_BLOCK_PREFIX_CALLBACK
-            VKC_PREFIX_SLOT = prefix_mode == VKC_PREFIX_CALLBACK ? VKC_BLOCK_PREFIX_CALLBACK(aggregate) : seed;
+        if (prefix_mode == VKC_PREFIX_CALLBACK) {
+            // CUB's rule: the first subgroup calls it (so it may use subgroup operations, as a
+            // look-back does), and invocation 0's answer is the prefix.
+#if VKC_SUBGROUP_ARITHMETIC
+            bool caller = VKC_SUBGROUPS_PACKED ? gl_SubgroupID == 0u : first;
 #else
-            VKC_PREFIX_SLOT = seed;
+            bool caller = first;
 #endif
+            if (caller) {
+                VKC_TYPE answer = VKC_BLOCK_PREFIX_CALLBACK(aggregate);
+                if (first) {
+                    VKC_PREFIX_SLOT = answer;
+                }
+            }
+        } else if (first) {
+            VKC_PREFIX_SLOT = seed;
         }
+#else
+        if (first) {
+            VKC_PREFIX_SLOT = seed;
+        }
+#endif
         barrier();
         prefix = VKC_PREFIX_SLOT;
         barrier(); // the next tile writes the slot only after everyone has read it

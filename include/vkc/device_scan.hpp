@@ -1,0 +1,101 @@
+// vkcollectives: device-wide scan and reduce, the vocabulary of Context::scan / reduce and of the
+// plans an engine records into its own command buffers.
+//
+//   ctx.scan(buffer, buffer, vkc::Type::u32, vkc::Op::add, n);            // in place, inclusive
+//   std::vector<float> sums = ctx.scan(std::span<const float>(host), vkc::Op::add);
+//   double total = ctx.reduce(std::span<const double>(host), vkc::Op::add);
+//
+// Algorithm: a single-pass chained scan with decoupled look-back (tiles from an atomic ticket; a
+// tile that waits too long for a predecessor computes it from the input), or, with
+// ScanOptions::reproducible, a reduce-then-scan over chunks whose order is fixed by the sizes alone.
+// Reduce always works that way. Buffers larger than maxStorageBufferRange are scanned in segments
+// with the running total carried on the device; host arrays are streamed through the device in chunks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vkc/types.hpp"
+
+namespace vkc {
+
+struct ScanOptions {
+    // Exclusive scan (item i gets op over items 0..i-1; item 0 gets the identity). Default inclusive.
+    bool exclusive = false;
+    // Bit-identical results run after run on the same device, driver and library, however the GPU
+    // schedules the work (reduce-then-scan over chunks: one more read of the input). Default off:
+    // the look-back combines whatever its predecessors have posted, so float sums may differ in the
+    // last bits between runs. Integer results are exact either way.
+    bool reproducible = false;
+    // Test setting: every tile computes its predecessor's total from the input instead of trusting
+    // what that predecessor posted (the look-back's fallback path). Default off.
+    bool force_fallback = false;
+    // Polls of a predecessor that has posted nothing before a tile computes it itself. 0: default (256).
+    uint32_t spin_limit = 0;
+    // Tile shape: invocations per work-group and items per invocation. 0: chosen for the device
+    // (Context::scan_tile). The work-group size is rounded up to a multiple of the subgroup size and
+    // items to a multiple of the vector width (4 items, 2 for 64-bit types).
+    uint32_t workgroup_size = 0;
+    uint32_t items_per_invocation = 0;
+    // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
+    // 0: chosen for the device. Results are reproducible for a fixed value.
+    uint32_t chunks = 0;
+    // The most items one dispatch takes. 0: as many as maxStorageBufferRange allows. Tests set it low
+    // to reach the segmented path on small buffers.
+    uint64_t segment_items = 0;
+    // Host-array forms only: bytes moved to the device at a time. 0: up to 256 MiB.
+    uint64_t stream_bytes = 0;
+    // Path::shared_memory uses the shared-memory module even where subgroup arithmetic exists.
+    Path algorithm = Path::subgroup;
+};
+
+// A tile: work-group size x items per invocation.
+struct ScanTile {
+    uint32_t workgroup_size = 0;
+    uint32_t items_per_invocation = 0;
+    uint64_t items() const { return uint64_t(workgroup_size) * items_per_invocation; }
+};
+
+// Part of a caller's buffer. offset must be a multiple of 16 and of minStorageBufferOffsetAlignment.
+struct BufferRange {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    VkDeviceSize size = 0; // bytes
+};
+
+// A scan or reduce recorded into command buffers the caller owns (Context::plan_scan / plan_reduce).
+// It holds the descriptor sets that point at the caller's buffers: keep it, and the buffers, alive
+// until every command buffer it was recorded into has finished. Move only.
+//
+// record(cmd) records, on the Context's device (cmd must come from it, in a queue family with
+// compute):
+//   fills of the scratch range (vkCmdFillBuffer), compute dispatches, and barriers between them.
+// Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
+// bind point. No queue submission, no waits.
+// Barriers the caller owes:
+//   before: its earlier writes to the input (and earlier reads or writes of the output and scratch)
+//     -> VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+//        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+//   after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT -> its readers of the output.
+// Buffers: input and output need VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, scratch that and
+// VK_BUFFER_USAGE_TRANSFER_DST_BIT. Output may be the input range (in place).
+class ScanPlan {
+public:
+    ScanPlan();
+    ScanPlan(ScanPlan&&) noexcept;
+    ScanPlan& operator=(ScanPlan&&) noexcept;
+    ~ScanPlan();
+    void record(VkCommandBuffer cmd) const;
+    uint64_t count() const;          // items
+    uint32_t dispatches() const;     // compute dispatches it records
+
+    struct State;
+
+private:
+    friend class Context;
+    std::unique_ptr<State> state_;
+};
+
+} // namespace vkc

@@ -1,0 +1,66 @@
+// The Context's insides, shared by the runtime's sources (context.cpp: device, buffers, pipelines;
+// device_scan.cpp: device-wide scan and reduce). Not installed.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "volk_private.hpp"
+#include "vkc/context.hpp"
+
+namespace vkc {
+
+inline void check(VkResult result, const char* what) {
+    if (result != VK_SUCCESS) {
+        throw Error(std::string(what) + " failed with VkResult " + std::to_string(int(result)));
+    }
+}
+
+// What a Buffer needs to free itself.
+struct Buffer::Owner {
+    VkDevice device;
+    const VolkDeviceTable* vk;
+};
+
+struct Context::Impl {
+    ContextOptions options;
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    bool validation_on = false;
+    uint64_t validation_count = 0;
+    std::string validation_last;
+
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    DeviceInfo info;
+    VkPhysicalDeviceMemoryProperties memory{};
+    VkDevice device = VK_NULL_HANDLE;
+    VolkDeviceTable vk{};
+    Buffer::Owner owner{};
+    uint32_t queue_family = 0;
+    VkQueue queue = VK_NULL_HANDLE;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+    VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
+    std::map<const ModuleInfo*, VkShaderModule> shader_modules;
+    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool>, VkPipeline> pipelines;
+    VkQueryPool timestamps = VK_NULL_HANDLE; // two queries around each dispatch while timing is on
+    bool timing = false;
+    double last_gpu_ms = 0;
+    double timestamp_period_ns = 0; // 0: the queue has no timestamps
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
+    Buffer scratch; // device-wide scan and reduce on the Context's own buffers
+
+    void create(const ContextOptions& opts);
+    void destroy();
+    uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid = 0) const;
+    Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
+    void begin();
+    void submit_and_wait();
+    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged);
+};
+
+} // namespace vkc

@@ -1,0 +1,429 @@
+// Device-wide scan and reduce: plans (fills, dispatches and barriers recorded into any command
+// buffer of the Context's device) and the convenience forms built on them.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "context_impl.hpp"
+
+namespace vkc {
+namespace {
+
+constexpr uint32_t mode_scan = 0, mode_reduce = 1, mode_reduce_chunks = 2, mode_scan_chunks = 3;
+constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
+                   flag_in_place = 16;
+constexpr uint32_t state_header_words = 8; // counter, two carry slots (see device_scan.comp)
+constexpr uint32_t default_spin_limit = 256;
+// Host arrays go to the device this many bytes at a time by default.
+constexpr uint64_t default_stream_bytes = 256ull << 20;
+
+uint32_t vector_width(Type t) { return t == Type::u32x2 ? 1 : size_of(t) == 8 ? 2 : 4; }
+uint32_t status_words(Type t) { return size_of(t) <= 2 ? 1 : uint32_t(size_of(t) / 2); }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
+
+// How a count splits into dispatches and each dispatch into tiles and chunks.
+struct Layout {
+    ScanTile tile;
+    uint64_t segment_items = 0; // items of every segment but the last
+    uint64_t segments = 0;
+    uint64_t chunk_cap = 0;     // chunks a segment may have
+    uint64_t items_of(uint64_t s, uint64_t count) const { return std::min(segment_items, count - s * segment_items); }
+    uint64_t tiles_of(uint64_t items) const { return ceil_div(items, tile.items()); }
+    void chunks_of(uint64_t tiles, uint32_t& chunks, uint32_t& chunk_tiles) const {
+        uint64_t c = std::max<uint64_t>(1, std::min(tiles, chunk_cap));
+        chunk_tiles = uint32_t(std::max<uint64_t>(1, ceil_div(tiles, c)));
+        chunks = uint32_t(std::max<uint64_t>(1, ceil_div(tiles, chunk_tiles)));
+    }
+};
+
+} // namespace
+
+struct ScanPlan::State {
+    struct Step {
+        enum Kind { fill, to_compute, compute_to_compute, dispatch } kind;
+        VkBuffer buffer = VK_NULL_HANDLE; // fill
+        VkDeviceSize offset = 0, size = 0;
+        uint32_t set = 0;                 // dispatch: descriptor set index
+        DeviceScanParams params{};
+        uint32_t grid_x = 0, grid_y = 0;
+    };
+    VkDevice device = VK_NULL_HANDLE;
+    const VolkDeviceTable* vk = nullptr;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    std::vector<VkDescriptorSet> sets;
+    std::vector<Step> steps;
+    uint64_t count = 0;
+    uint32_t dispatches = 0;
+    uint32_t carry_slot_after = 0; // where the running total is once the plan has run
+    ~State() {
+        if (pool) vk->vkDestroyDescriptorPool(device, pool, nullptr);
+    }
+};
+
+ScanPlan::ScanPlan() = default;
+ScanPlan::ScanPlan(ScanPlan&&) noexcept = default;
+ScanPlan& ScanPlan::operator=(ScanPlan&&) noexcept = default;
+ScanPlan::~ScanPlan() = default;
+uint64_t ScanPlan::count() const { return state_ ? state_->count : 0; }
+uint32_t ScanPlan::dispatches() const { return state_ ? state_->dispatches : 0; }
+
+void ScanPlan::record(VkCommandBuffer cmd) const {
+    if (!state_ || state_->steps.empty()) return; // nothing to scan
+    const State& s = *state_;
+    const VolkDeviceTable& vk = *s.vk;
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
+    for (const State::Step& step : s.steps) {
+        VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        switch (step.kind) {
+        case State::Step::fill: vk.vkCmdFillBuffer(cmd, step.buffer, step.offset, step.size, 0); break;
+        case State::Step::to_compute: // the fills land before the shader reads the state
+            barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+            barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                    &barrier, 0, nullptr, 0, nullptr);
+            break;
+        case State::Step::compute_to_compute: // one dispatch's state and output before the next fill and dispatch
+            barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            barrier.dstAccessMask =
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+                                    &barrier, 0, nullptr, 0, nullptr);
+            break;
+        case State::Step::dispatch:
+            vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.layout, 0, 1, &s.sets[step.set], 0,
+                                       nullptr);
+            vk.vkCmdPushConstants(cmd, s.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(DeviceScanParams),
+                                  &step.params);
+            vk.vkCmdDispatch(cmd, step.grid_x, step.grid_y, 1);
+            break;
+        }
+    }
+}
+
+ScanTile Context::scan_tile(Type type, const ScanOptions& o) const {
+    const DeviceInfo& dev = impl_->info;
+    bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    // GPUs: 256 invocations x 64 bytes (16 items of 32 bits), measured on the H200 (results/README.md).
+    // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
+    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : 256u;
+    uint32_t lanes = std::max(1u, dev.max_subgroup_size);
+    size = uint32_t(round_up(size, lanes));
+    size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));
+    if (size % lanes) size -= size % lanes;
+    if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
+    uint32_t width = vector_width(type);
+    uint32_t items = o.items_per_invocation ? o.items_per_invocation
+                                            : cpu ? 4u : uint32_t(std::clamp<size_t>(64 / size_of(type), 1, 16));
+    items = std::min<uint32_t>(16, uint32_t(round_up(std::max(items, 1u), width)));
+    return {size, items};
+}
+
+namespace {
+Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint64_t count, const ScanOptions& o) {
+    Layout l;
+    l.tile = tile;
+    uint64_t bytes = size_of(type);
+    // Segments start at multiples of 256 bytes (the largest minStorageBufferOffsetAlignment) and of
+    // the tile, hold at most 2^31 items (32-bit indices with room for a tile) and fit one binding.
+    uint64_t step = tile.items();
+    while ((step * bytes) % 256) step *= 2;
+    uint64_t most = std::min<uint64_t>(dev.max_storage_buffer_range / bytes, 1ull << 31);
+    if (o.segment_items) most = std::min(most, o.segment_items);
+    l.segment_items = std::max(step, most / step * step);
+    l.segments = ceil_div(count, l.segment_items);
+    bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    l.chunk_cap = o.chunks ? o.chunks : cpu ? 8 : 2048;
+    return l;
+}
+
+uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back) {
+    uint64_t first = std::min(count, l.segment_items); // the largest segment
+    uint64_t tiles = l.tiles_of(first);
+    uint32_t chunks, chunk_tiles;
+    l.chunks_of(tiles, chunks, chunk_tiles);
+    uint64_t body = look_back ? tiles * status_words(type) : 2ull * chunks;
+    return state_header_words + std::max<uint64_t>(body, 2);
+}
+} // namespace
+
+uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+    Layout l = make_layout(impl_->info, scan_tile(type, o), type, count, o);
+    return 4 * state_words(type, l, count, !o.reproducible);
+}
+
+uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+    Layout l = make_layout(impl_->info, scan_tile(type, o), type, count, o);
+    return 4 * state_words(type, l, count, false);
+}
+
+namespace {
+bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
+    return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
+}
+} // namespace
+
+ScanPlan Context::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
+                            const BufferRange& scratch, const ScanOptions& o) {
+    return make_plan(false, type, op, count, input, output, scratch, o, false, 0);
+}
+
+ScanPlan Context::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
+                              const BufferRange& scratch, const ScanOptions& o) {
+    return make_plan(true, type, op, count, input, result, scratch, o, false, 0);
+}
+
+// One builder for scan and reduce. carry_in/carry_slot: a running total comes in from an earlier
+// plan on the same scratch (streamed host arrays), in that slot.
+ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
+                            const BufferRange& out, const BufferRange& scratch, const ScanOptions& o, bool carry_in,
+                            uint32_t carry_slot) {
+    const DeviceInfo& dev = impl_->info;
+    const char* what = reduce ? "reduce" : "scan";
+    if (!has_op(type, op)) {
+        throw Error(std::string(what) + ": " + std::string(name(op)) + " is not defined on " +
+                    std::string(name(type)) + " items");
+    }
+    const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
+    ScanTile tile = scan_tile(type, o);
+    if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
+        m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
+    }
+    check_shape({tile.workgroup_size});
+    uint64_t bytes = size_of(type);
+    Layout l = make_layout(dev, tile, type, count, o);
+    uint64_t in_bytes = count * bytes;
+    uint64_t out_bytes = reduce ? bytes : in_bytes;
+    uint64_t scratch_need = 4 * state_words(type, l, count, !reduce && !o.reproducible);
+    uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
+    auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
+        if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
+        if (r.offset % align) {
+            throw Error(std::string(what) + ": the " + role + " offset " + std::to_string(r.offset) +
+                        " is not a multiple of " + std::to_string(align) +
+                        " (16 bytes and minStorageBufferOffsetAlignment)");
+        }
+        if (r.size < need) {
+            throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(r.size) +
+                        " bytes; " + std::to_string(need) + " are needed");
+        }
+    };
+    if (count > 0 || reduce) {
+        if (count > 0) check_range(in, in_bytes, "input");
+        check_range(out, out_bytes, reduce ? "result" : "output");
+        check_range(scratch, scratch_need, "scratch");
+        bool same = in.buffer == out.buffer && in.offset == out.offset;
+        if (count > 0 && !(same && !reduce) && overlaps(in, in_bytes, out, out_bytes)) {
+            throw Error(std::string(what) + ": the " + (reduce ? "result" : "output") +
+                        " range overlaps the input without being the same range");
+        }
+        if (overlaps(scratch, scratch_need, in, in_bytes) || overlaps(scratch, scratch_need, out, out_bytes)) {
+            throw Error(std::string(what) + ": the scratch range overlaps the input or the output");
+        }
+    }
+    ScanPlan plan;
+    plan.state_ = std::make_unique<ScanPlan::State>();
+    ScanPlan::State& st = *plan.state_;
+    st.device = impl_->device;
+    st.vk = &impl_->vk;
+    st.layout = impl_->pipeline_layout;
+    st.count = count;
+    st.carry_slot_after = carry_slot;
+    // A reduce of nothing still runs one empty chunk, which writes the identity (or the carry).
+    uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
+    if (segments == 0) return plan;
+    bool packed = m->path == Path::subgroup;
+    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, false);
+
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.maxSets = uint32_t(segments);
+    dp.poolSizeCount = 1;
+    dp.pPoolSizes = &size;
+    check(impl_->vk.vkCreateDescriptorPool(impl_->device, &dp, nullptr, &st.pool), "vkCreateDescriptorPool");
+    std::vector<VkDescriptorSetLayout> layouts(segments, impl_->set_layout);
+    st.sets.resize(segments);
+    VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    a.descriptorPool = st.pool;
+    a.descriptorSetCount = uint32_t(segments);
+    a.pSetLayouts = layouts.data();
+    check(impl_->vk.vkAllocateDescriptorSets(impl_->device, &a, st.sets.data()), "vkAllocateDescriptorSets");
+
+    bool in_place = !reduce && in.buffer == out.buffer && in.offset == out.offset;
+    uint32_t spin = o.spin_limit ? o.spin_limit : default_spin_limit;
+    using Step = ScanPlan::State::Step;
+    auto fill = [&](VkDeviceSize offset, VkDeviceSize size) {
+        st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + offset, size});
+    };
+    auto dispatch = [&](uint32_t set, const DeviceScanParams& p, uint64_t groups) {
+        Step step{Step::dispatch};
+        step.set = set;
+        step.params = p;
+        grid_for(groups, step.grid_x, step.grid_y);
+        st.steps.push_back(step);
+        ++st.dispatches;
+    };
+    for (uint64_t s = 0; s < segments; ++s) {
+        uint64_t items = count ? l.items_of(s, count) : 0;
+        uint64_t tiles = l.tiles_of(items);
+        uint64_t seg_bytes = items * bytes;
+        VkDescriptorBufferInfo infos[3] = {
+            {count ? in.buffer : out.buffer, count ? in.offset + s * l.segment_items * bytes : out.offset,
+             std::max<uint64_t>(seg_bytes, bytes)},
+            {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes,
+             reduce ? bytes : seg_bytes},
+            {scratch.buffer, scratch.offset, scratch_need}};
+        VkWriteDescriptorSet writes[3] = {};
+        for (uint32_t i = 0; i < 3; ++i) {
+            writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            writes[i].dstSet = st.sets[s];
+            writes[i].dstBinding = i;
+            writes[i].descriptorCount = 1;
+            writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            writes[i].pBufferInfo = &infos[i];
+        }
+        impl_->vk.vkUpdateDescriptorSets(impl_->device, 3, writes, 0, nullptr);
+
+        DeviceScanParams p{};
+        p.count = uint32_t(items);
+        p.tiles = uint32_t(tiles);
+        p.flags = (o.exclusive ? flag_exclusive : 0) | (carry_in || s > 0 ? flag_carry_in : 0) |
+                  (st.carry_slot_after ? flag_carry_slot : 0) | (o.force_fallback ? flag_force_fallback : 0) |
+                  (in_place ? flag_in_place : 0);
+        p.spin_limit = spin;
+        l.chunks_of(tiles, p.chunks, p.chunk_tiles);
+        if (s > 0) st.steps.push_back({Step::compute_to_compute});
+        fill(0, 4); // the ticket / finished-group counter
+        if (!reduce && !o.reproducible) {
+            fill(4 * state_header_words, 4 * tiles * status_words(type));
+            st.steps.push_back({Step::to_compute});
+            p.mode = mode_scan;
+            dispatch(uint32_t(s), p, tiles);
+        } else {
+            st.steps.push_back({Step::to_compute});
+            p.mode = reduce ? mode_reduce : mode_reduce_chunks;
+            dispatch(uint32_t(s), p, p.chunks);
+            if (!reduce) {
+                st.steps.push_back({Step::compute_to_compute});
+                p.mode = mode_scan_chunks;
+                dispatch(uint32_t(s), p, p.chunks);
+            }
+        }
+        st.carry_slot_after ^= 1; // this segment wrote the other slot
+    }
+    return plan;
+}
+
+// ---- on the Context's own buffers ----
+
+namespace {
+BufferRange whole(const Buffer& b) { return {b.handle(), 0, b.size()}; }
+} // namespace
+
+void Context::run_plan(const ScanPlan& plan) {
+    auto& vk = impl_->vk;
+    impl_->begin();
+    VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    before.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
+                            nullptr, 0, nullptr);
+    if (impl_->timing) {
+        vk.vkCmdResetQueryPool(impl_->cmd, impl_->timestamps, 0, 2);
+        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, impl_->timestamps, 0);
+    }
+    plan.record(impl_->cmd);
+    if (impl_->timing) {
+        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, impl_->timestamps, 1);
+    }
+    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
+    vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0,
+                            nullptr);
+    impl_->submit_and_wait();
+    if (impl_->timing) {
+        uint64_t ticks[2] = {0, 0};
+        check(vk.vkGetQueryPoolResults(impl_->device, impl_->timestamps, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+              "vkGetQueryPoolResults");
+        impl_->last_gpu_ms = double(ticks[1] - ticks[0]) * impl_->timestamp_period_ns * 1e-6;
+    }
+}
+
+Buffer& Context::scratch_for(uint64_t bytes) {
+    if (impl_->scratch.size() < bytes) {
+        impl_->scratch = Buffer();
+        impl_->scratch = create_buffer(std::max<uint64_t>(bytes, 4096));
+    }
+    return impl_->scratch;
+}
+
+void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
+    if (count == 0) return;
+    Buffer& scratch = scratch_for(scan_scratch_bytes(type, count, o));
+    run_plan(make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), o, false, 0));
+}
+
+void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {
+    Buffer& scratch = scratch_for(reduce_scratch_bytes(type, count, o));
+    BufferRange in = count ? whole(input) : BufferRange{};
+    run_plan(make_plan(true, type, op, count, in, whole(result), whole(scratch), o, false, 0));
+}
+
+// Host arrays: chunks of stream_bytes go up, are scanned in place with the carry of the chunks
+// before, and come down.
+void Context::scan_host(const void* items, void* out, uint64_t count, Type type, Op op, const ScanOptions& o) {
+    if (count == 0) return;
+    uint64_t bytes = size_of(type);
+    ScanTile tile = scan_tile(type, o);
+    uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
+    chunk = std::min(round_up(chunk, tile.items()), count); // whole tiles, so every chunk is 16-byte aligned
+    Buffer device = create_buffer(chunk * bytes);
+    Buffer& scratch = scratch_for(scan_scratch_bytes(type, chunk, o));
+    uint32_t slot = 0;
+    for (uint64_t first = 0; first < count; first += chunk) {
+        uint64_t n = std::min(chunk, count - first);
+        upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
+        ScanPlan plan = make_plan(false, type, op, n, whole(device), whole(device), whole(scratch), o, first > 0, slot);
+        run_plan(plan);
+        slot = plan.state_->carry_slot_after;
+        download(device, static_cast<char*>(out) + first * bytes, n * bytes);
+    }
+}
+
+void Context::reduce_host(const void* items, void* result, uint64_t count, Type type, Op op,
+                          const ScanOptions& o) {
+    uint64_t bytes = size_of(type);
+    ScanTile tile = scan_tile(type, o);
+    uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
+    chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
+    Buffer device = create_buffer(chunk * bytes);
+    Buffer total = create_buffer(bytes);
+    Buffer& scratch = scratch_for(reduce_scratch_bytes(type, chunk, o));
+    uint32_t slot = 0;
+    uint64_t first = 0;
+    do {
+        uint64_t n = std::min(chunk, count - first);
+        if (n) upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
+        ScanPlan plan = make_plan(true, type, op, n, n ? whole(device) : BufferRange{}, whole(total), whole(scratch),
+                                  o, first > 0, slot);
+        run_plan(plan);
+        slot = plan.state_->carry_slot_after;
+        first += n;
+    } while (first < count);
+    download(total, result, bytes);
+}
+
+VkInstance Context::vk_instance() const { return impl_->instance; }
+VkPhysicalDevice Context::vk_physical_device() const { return impl_->physical; }
+VkDevice Context::vk_device() const { return impl_->device; }
+uint32_t Context::queue_family() const { return impl_->queue_family; }
+VkQueue Context::queue() const { return impl_->queue; }
+
+} // namespace vkc

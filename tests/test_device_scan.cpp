@@ -1,0 +1,202 @@
+// Device-wide scan and reduce (Context::scan / reduce, plans recorded into a caller's command buffer,
+// host arrays streamed through the device) against the CPU reference (src/verify), at whatever
+// subgroup width the entry runs (CTest runs lavapipe at every width, and once with one CPU thread).
+#include "support.hpp"
+
+#include <random>
+
+using namespace vkc;
+using Api = verify::DeviceCase::Api;
+
+namespace {
+verify::DeviceCase make(Type t, Op op, uint64_t count, bool reduce = false, bool exclusive = false) {
+    verify::DeviceCase c;
+    c.type = t;
+    c.op = op;
+    c.count = count;
+    c.reduce = reduce;
+    c.options.exclusive = exclusive;
+    c.options.algorithm = test::preferred_path();
+    c.seed = count * 31 + uint64_t(t) * 7 + uint64_t(op);
+    return c;
+}
+
+uint64_t tile_of(Type t) { return test::context().scan_tile(t).items(); }
+
+bool defined(Type t, Op op) { return has_op(t, op); }
+} // namespace
+
+TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
+    uint64_t seed = 1;
+    for (Type t : test::every_type()) {
+        for (Op op : test::every_op()) {
+            if (!defined(t, op)) continue;
+            uint64_t tile = tile_of(t);
+            // Several tiles and a partial one; sizes differ per case.
+            uint64_t n = 6 * tile + 1 + (seed * 7919) % (tile - 1);
+            for (int kind = 0; kind < 3; ++kind) {
+                verify::DeviceCase c = make(t, op, n, kind == 2, kind == 1);
+                c.in_place = seed % 2 == 0;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
+        }
+    }
+}
+
+TEST_CASE("device scan: sizes 0, 1, a tile and a tile +- 1, many tiles, a random size") {
+    std::mt19937_64 rng(7);
+    for (Type t : {Type::u32, Type::f64, Type::u8}) {
+        uint64_t tile = tile_of(t);
+        std::vector<uint64_t> sizes = {0, 1, tile - 1, tile, tile + 1, 300 * tile + 17, 1 + rng() % (40 * tile)};
+        for (uint64_t n : sizes) {
+            for (int kind = 0; kind < 3; ++kind) {
+                Op op = t == Type::f64 ? Op::min : Op::add;
+                verify::DeviceCase c = make(t, op, n, kind == 2, kind == 1);
+                c.in_place = n % 2 == 1;
+                test::expect_pass(c);
+            }
+        }
+    }
+}
+
+TEST_CASE("device scan: larger than maxStorageBufferRange, in segments") {
+    const DeviceInfo& dev = test::context().device();
+    // Only where the range is small enough to fill here (lavapipe: 128 MiB).
+    if (dev.max_storage_buffer_range > (256ull << 20)) {
+        MESSAGE("maxStorageBufferRange is " << dev.max_storage_buffer_range << " bytes: the segmented path is "
+                                            "tested with ScanOptions::segment_items below instead");
+        return;
+    }
+    uint64_t n = dev.max_storage_buffer_range / 4 + 12345;
+    test::expect_pass(make(Type::u32, Op::add, n));
+    verify::DeviceCase c = make(Type::u32, Op::add, n, false, true);
+    c.in_place = true;
+    test::expect_pass(c);
+    test::expect_pass(make(Type::u32, Op::max, n, true));
+}
+
+TEST_CASE("device scan: segmented dispatches carry the running total") {
+    for (Type t : {Type::u32, Type::i64, Type::f32, Type::u32x2}) {
+        Op op = t == Type::u32x2 ? Op::segmented_add : t == Type::f32 ? Op::add : Op::bit_xor;
+        uint64_t tile = tile_of(t);
+        for (int kind = 0; kind < 3; ++kind) {
+            verify::DeviceCase c = make(t, op, 10 * tile + 5, kind == 2, kind == 1);
+            c.options.segment_items = 3 * tile;
+            c.in_place = kind == 0;
+            test::expect_pass(c);
+            c.options.reproducible = true;
+            test::expect_pass(c);
+        }
+    }
+}
+
+TEST_CASE("device scan: recorded into a caller's command buffer at non-zero offsets") {
+    uint64_t seed = 300;
+    for (Type t : {Type::u32, Type::f64, Type::u32x2, Type::i8, Type::f16}) {
+        Op op = t == Type::u32x2 ? Op::segmented_add : t == Type::f64 ? Op::min : Op::add;
+        uint64_t tile = tile_of(t);
+        for (int kind = 0; kind < 3; ++kind) {
+            verify::DeviceCase c = make(t, op, 4 * tile + 3 + seed % 5, kind == 2, kind == 1);
+            c.api = Api::recorded;
+            c.in_place = kind == 1;
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
+    // Segments at offsets, and the empty cases: a scan of nothing records nothing, a reduce the identity.
+    verify::DeviceCase c = make(Type::u32, Op::add, 7 * tile_of(Type::u32) + 1);
+    c.api = Api::recorded;
+    c.options.segment_items = 2 * tile_of(Type::u32);
+    test::expect_pass(c);
+    for (bool reduce : {false, true}) {
+        verify::DeviceCase empty = make(Type::i32, Op::min, 0, reduce);
+        empty.api = Api::recorded;
+        test::expect_pass(empty);
+    }
+}
+
+TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
+    uint64_t seed = 500;
+    for (Type t : test::every_type()) {
+        Op op = t == Type::u32x2 ? Op::segmented_add : is_float(t) ? Op::max : Op::add;
+        uint64_t tile = tile_of(t);
+        for (bool in_place : {false, true}) {
+            verify::DeviceCase c = make(t, op, 9 * tile + seed % 13, false, seed % 2 == 0);
+            c.options.force_fallback = true;
+            c.in_place = in_place;
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
+    // Polling disabled: a tile whose predecessor has not posted computes it at once.
+    verify::DeviceCase c = make(Type::u64, Op::add, 200 * tile_of(Type::u64) + 3);
+    c.options.spin_limit = 1;
+    test::expect_pass(c);
+}
+
+TEST_CASE("device scan: the reproducible mode gives identical bits run after run") {
+    for (Type t : {Type::f32, Type::f64, Type::f16}) {
+        uint64_t tile = tile_of(t);
+        for (int kind = 0; kind < 3; ++kind) {
+            verify::DeviceCase c = make(t, Op::add, 50 * tile + 11, kind == 2, kind == 1);
+            c.options.reproducible = true;
+            c.runs = 3;
+            test::expect_pass(c);
+        }
+    }
+    verify::DeviceCase c = make(Type::u32x2, Op::segmented_add, 20 * tile_of(Type::u32x2) + 1);
+    c.options.reproducible = true;
+    c.options.chunks = 3;
+    test::expect_pass(c);
+}
+
+TEST_CASE("device scan: host arrays streamed through the device in chunks") {
+    for (Type t : {Type::u32, Type::f64, Type::i16}) {
+        uint64_t tile = tile_of(t);
+        for (int kind = 0; kind < 3; ++kind) {
+            verify::DeviceCase c = make(t, t == Type::i16 ? Op::max : Op::add, 9 * tile + 2, kind == 2, kind == 1);
+            c.api = Api::host;
+            c.options.stream_bytes = 2 * tile * size_of(t); // five chunks
+            test::expect_pass(c);
+        }
+    }
+    // The typed convenience forms.
+    std::vector<uint32_t> ones(10 * tile_of(Type::u32) + 3, 1u);
+    std::vector<uint32_t> sums = test::context().scan(std::span<const uint32_t>(ones), Op::add);
+    bool counted = true;
+    for (size_t i = 0; i < sums.size(); ++i) counted = counted && sums[i] == i + 1;
+    CHECK(counted);
+    CHECK(test::context().reduce(std::span<const uint32_t>(ones), Op::add) == ones.size());
+    CHECK(test::context().reduce(std::span<const uint32_t>(), Op::min) == UINT32_MAX);
+}
+
+TEST_CASE("device scan: bad requests get errors that name the problem") {
+    Context& ctx = test::context();
+    Buffer a = ctx.create_buffer(4096), b = ctx.create_buffer(4096);
+    BufferRange whole_a{a.handle(), 0, 4096}, whole_b{b.handle(), 0, 4096};
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    std::string m = message([&] { ctx.plan_scan(Type::f32, Op::bit_and, 16, whole_a, whole_a, whole_b); });
+    CHECK_MESSAGE(m.find("and is not defined on float") != std::string::npos, m);
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 16, {a.handle(), 4, 64}, whole_a, whole_b); });
+    CHECK_MESSAGE(m.find("input offset 4 is not a multiple") != std::string::npos, m);
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 2000, whole_a, whole_a, whole_b); });
+    CHECK_MESSAGE(m.find("input range holds 4096 bytes; 8000 are needed") != std::string::npos, m);
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 100, whole_a, {a.handle(), 256, 1024}, whole_b); });
+    CHECK_MESSAGE(m.find("overlaps the input") != std::string::npos, m);
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 16, {a.handle(), 0, 64}, {a.handle(), 64, 64}, whole_a); });
+    CHECK_MESSAGE(m.find("scratch range overlaps") != std::string::npos, m);
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 16, whole_a, whole_a, {b.handle(), 0, 8}); });
+    CHECK_MESSAGE(m.find("scratch range holds 8 bytes") != std::string::npos, m);
+    m = message([&] { ctx.plan_reduce(Type::u32, Op::add, 16, whole_a, {VK_NULL_HANDLE, 0, 4}, whole_b); });
+    CHECK_MESSAGE(m.find("result buffer is VK_NULL_HANDLE") != std::string::npos, m);
+    m = message([&] { ctx.scan(a, b, Type::u32, Op::add, 4096); });
+    CHECK_MESSAGE(m.find("input range holds 4096 bytes; 16384 are needed") != std::string::npos, m);
+}
