@@ -718,11 +718,13 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
     const ModuleInfo& m = select_module(r.collective, r.type, r.op);
     uint64_t bytes = check_module_use(m, s, r.count, input, output);
     uint64_t per_group = s.size();
-    if (r.collective == Collective::copy) {
-        if (r.count % 4) throw Error("copy moves 16 bytes per invocation: count must be a multiple of 4");
+    if (r.collective == Collective::copy || r.collective == Collective::read) {
+        if (r.count % 4) throw Error("copy and read move 16 bytes per invocation: count must be a multiple of 4");
         per_group *= 4;
     }
     uint64_t groups = (r.count + per_group - 1) / per_group;
+    // read strides over the buffer with as many groups as keep the device busy (4 loads each in flight)
+    if (r.collective == Collective::read) groups = std::min<uint64_t>(groups, 4096);
     ModuleParams params{};
     params.count = uint32_t(r.count);
     params.group_count = uint32_t(groups);

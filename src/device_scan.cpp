@@ -16,6 +16,8 @@ constexpr uint32_t state_header_words = 8; // counter, two carry slots (see devi
 constexpr uint32_t default_spin_limit = 256;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
+// Coalesced loads and stores through shared memory for full tiles (measured: results/README.md).
+constexpr bool default_staged = true;
 
 uint32_t vector_width(Type t) { return t == Type::u32x2 ? 1 : size_of(t) == 8 ? 2 : 4; }
 uint32_t status_words(Type t) { return size_of(t) <= 2 ? 1 : uint32_t(size_of(t) / 2); }
@@ -119,7 +121,9 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o) const {
     uint32_t items = o.items_per_invocation ? o.items_per_invocation
                                             : cpu ? 4u : uint32_t(std::clamp<size_t>(64 / size_of(type), 1, 16));
     items = std::min<uint32_t>(16, uint32_t(round_up(std::max(items, 1u), width)));
-    return {size, items};
+    bool fits = uint64_t(size) * items * size_of(type) <= 16384 && width > 1;
+    bool staged = o.staged < 0 ? default_staged : o.staged > 0;
+    return {size, items, staged && fits};
 }
 
 namespace {
@@ -236,7 +240,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
     if (segments == 0) return plan;
     bool packed = m->path == Path::subgroup;
-    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, false);
+    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged);
 
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};

@@ -15,9 +15,9 @@ constexpr std::array<size_t, 12> type_sizes = {2, 4, 4, 8, 8, 4, 8, 1, 1, 2, 2, 
 constexpr std::array<std::string_view, 12> op_names = {"add", "min", "max", "mul", "and", "or", "xor",
                                                        "logical_and", "logical_or", "logical_xor", "argmax",
                                                        "segmented_add"};
-constexpr std::array<std::string_view, 12> collective_names = {
+constexpr std::array<std::string_view, 13> collective_names = {
     "reduce", "scan_inclusive", "scan_exclusive", "broadcast", "all", "any", "layout_probe",
-    "block_reduce", "block_scan_inclusive", "block_scan_exclusive", "copy", "device_scan"};
+    "block_reduce", "block_scan_inclusive", "block_scan_exclusive", "copy", "device_scan", "read"};
 // Vulkan's own names, so a message says what to look for in vulkaninfo.
 constexpr std::array<std::string_view, 13> feature_vulkan_names = {
     "subgroup basic operations in compute", "subgroup vote", "subgroup arithmetic", "shaderSubgroupExtendedTypes",
@@ -91,9 +91,11 @@ size_t shared_memory_bytes(const ModuleInfo& m) {
     case Collective::all:
     case Collective::any: return sizeof(uint32_t);
     case Collective::layout_probe:
-    case Collective::copy: return 0;
-    case Collective::device_scan: // the scan scratch and a prefix slot; a ticket and a flag
-        return size_t(m.max_workgroup_size + 34) * size_of(m.type) + 8;
+    case Collective::copy:
+    case Collective::read: return 0;
+    case Collective::device_scan: // the scan scratch, a prefix slot, the stage; a ticket and a flag
+        return size_t(m.max_workgroup_size + 34) * size_of(m.type) + block_stage_bytes + block_stage_bytes / 32 +
+               size_of(m.type) + 8;
     default: // the scan scratch: capacity + raking lanes (32) + 1, and for block scans a prefix slot
         return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type) +
                (is_block(m.collective) ? block_stage_bytes + block_stage_bytes / 32 + size_of(m.type) : 0);

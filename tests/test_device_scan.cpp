@@ -44,6 +44,24 @@ TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
     }
 }
 
+TEST_CASE("device scan: tiles loaded directly and through shared memory, at several tile shapes") {
+    uint64_t seed = 700;
+    for (int staged : {0, 1}) {
+        for (uint32_t size : {32u, 64u, 128u}) {
+            for (Type t : {Type::u32, Type::f64, Type::i8}) {
+                verify::DeviceCase c = make(t, t == Type::f64 ? Op::max : Op::add, 0, false, seed % 2 == 0);
+                c.options.staged = staged;
+                c.options.workgroup_size = size;
+                c.options.items_per_invocation = t == Type::i8 ? 16 : 8;
+                c.count = 5 * test::context().scan_tile(t, c.options).items() + seed % 7;
+                c.in_place = seed % 3 == 0;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
+        }
+    }
+}
+
 TEST_CASE("device scan: sizes 0, 1, a tile and a tile +- 1, many tiles, a random size") {
     std::mt19937_64 rng(7);
     for (Type t : {Type::u32, Type::f64, Type::u8}) {

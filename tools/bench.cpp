@@ -3,6 +3,9 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <type_traits>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -36,10 +39,12 @@ std::vector<uint32_t> parse_list(const std::string& text) {
     return out;
 }
 
-// Median GPU time of `runs` timed runs after three warm-ups.
+// Median GPU time of `runs` timed runs after warm-ups: at least three, and at least 50 ms of them, so
+// that the GPU has left its idle clocks (an H200 idles at 405 MHz and a copy there runs at 40 %).
 template <class Run>
 double median_ms(Context& ctx, int runs, Run&& run) {
-    for (int i = 0; i < 3; ++i) run();
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(50); ++i) run();
     std::vector<double> t;
     for (int i = 0; i < runs; ++i) {
         run();
@@ -146,15 +151,300 @@ int bench_block(const Options& o) {
     return failures ? 1 : 0;
 }
 
+
+// ---- vkc bench scan: device-wide scan and reduce ----------------------------------------------------
+
+struct ScanBenchOptions {
+    std::string device;
+    std::vector<std::string> types = {"u32", "u64", "f32", "f64"};
+    int min_log2 = 10, max_log2 = 30, step = 2;
+    int runs = 20;
+    uint32_t size = 0, items = 0; // tile override (0: the device's)
+    int staged = -1;
+    std::string cub_csv, csv, svg;
+};
+
+// bench/cuda/cub_device rows: op,type,n,bytes,median_ms,gbps,...
+std::map<std::tuple<std::string, std::string, uint64_t>, double> read_cub_device(const std::string& path) {
+    std::map<std::tuple<std::string, std::string, uint64_t>, double> out;
+    std::ifstream in(path);
+    if (!in) throw Error("cannot read CUB results from " + path);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
+        if (f.size() < 6 || f[0] == "op" || line[0] == '#') continue;
+        try {
+            out[{f[0], f[1], std::stoull(f[2])}] = std::stod(f[5]);
+        } catch (const std::exception&) {
+        }
+    }
+    return out;
+}
+
+// Data that is never all zeros, with sums that stay exact in floats (k / 65536, as the CUB peer).
+template <class T>
+T bench_value(uint64_t i) {
+    uint32_t h = hash(uint32_t(i) ^ uint32_t(i >> 32));
+    if constexpr (std::is_floating_point_v<T>) return T(h & 0xffffu) * T(1.0 / 65536.0);
+    else if constexpr (sizeof(T) == 8) return T(uint64_t(h) * 0x9e3779b97f4a7c15ull);
+    else return T(h);
+}
+
+struct Series {
+    std::string name;
+    std::vector<std::pair<int, double>> points; // log2 n, GB/s
+};
+
+// A plain SVG line chart: throughput against log2 of the item count.
+void write_svg(const std::string& path, const std::string& title, const std::vector<Series>& series) {
+    std::ofstream f(path);
+    if (!f) throw Error("cannot write " + path);
+    const double W = 900, H = 560, L = 70, R = 230, T = 40, B = 50;
+    double ymax = 1;
+    int xmin = 99, xmax = 0;
+    for (auto& s : series) {
+        for (auto& [x, y] : s.points) {
+            ymax = std::max(ymax, y);
+            xmin = std::min(xmin, x);
+            xmax = std::max(xmax, x);
+        }
+    }
+    ymax = std::ceil(ymax / 500) * 500;
+    if (xmax <= xmin) xmax = xmin + 1;
+    auto px = [&](double x) { return L + (x - xmin) / (xmax - xmin) * (W - L - R); };
+    auto py = [&](double y) { return H - B - y / ymax * (H - T - B); };
+    const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                             "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"};
+    f << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    f << "<text x=\"" << L << "\" y=\"22\" font-size=\"14\">" << title << "</text>\n";
+    for (int i = 0; i <= 5; ++i) {
+        double y = ymax * i / 5;
+        f << "<line x1=\"" << L << "\" x2=\"" << W - R << "\" y1=\"" << py(y) << "\" y2=\"" << py(y)
+          << "\" stroke=\"#ddd\"/><text x=\"" << L - 8 << "\" y=\"" << py(y) + 4 << "\" text-anchor=\"end\">" << int(y)
+          << "</text>\n";
+    }
+    for (int x = xmin; x <= xmax; x += 2) {
+        f << "<text x=\"" << px(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">2^" << x << "</text>\n";
+    }
+    f << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 10 << "\" text-anchor=\"middle\">items</text>\n";
+    f << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" transform=\"rotate(-90 16 " << (T + H - B) / 2
+      << ")\" text-anchor=\"middle\">GB/s (bytes read + written)</text>\n";
+    for (size_t i = 0; i < series.size(); ++i) {
+        const char* c = colours[i % 12];
+        bool dashed = series[i].name.find("CUB") != std::string::npos || series[i].name.find("copy") != std::string::npos;
+        f << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"" << (dashed ? " stroke-dasharray=\"5,4\"" : "")
+          << " points=\"";
+        for (auto& [x, y] : series[i].points) f << px(x) << "," << py(y) << " ";
+        f << "\"/>\n<text x=\"" << W - R + 10 << "\" y=\"" << T + 16 * i + 10 << "\" fill=\"" << c << "\">"
+          << series[i].name << "</text>\n";
+    }
+    f << "</svg>\n";
+}
+
+template <class T>
+int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& tname, Type type, std::FILE* csv,
+                    const std::map<std::tuple<std::string, std::string, uint64_t>, double>& cub,
+                    std::vector<Series>& series) {
+    const uint64_t max_n = uint64_t(1) << o.max_log2;
+    const uint64_t bytes_max = max_n * sizeof(T);
+    std::vector<T> data(max_n);
+    for (uint64_t i = 0; i < max_n; ++i) data[i] = bench_value<T>(i);
+    Buffer in = ctx.create_buffer(bytes_max), out = ctx.create_buffer(bytes_max), result = ctx.create_buffer(16);
+    ctx.upload(in, data.data(), bytes_max);
+    // Inclusive sums of the data, once: every size is a prefix of it.
+    std::vector<double> prefix(max_n);
+    std::vector<T> exact(max_n);
+    double fsum = 0;
+    T isum = T(0);
+    for (uint64_t i = 0; i < max_n; ++i) {
+        fsum += double(data[i]);
+        isum = T(isum + data[i]);
+        prefix[i] = fsum;
+        exact[i] = isum;
+    }
+    ScanOptions so;
+    so.workgroup_size = o.size;
+    so.items_per_invocation = o.items;
+    so.staged = o.staged;
+    ScanTile tile = ctx.scan_tile(type, so);
+    auto t0 = std::chrono::steady_clock::now();
+    ctx.scan(in, out, type, Op::add, 1024, so); // creates the pipeline
+    double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("\n## %s (tile %u x %u items%s; first call, pipeline creation included: %.0f ms)\n\n", tname.c_str(),
+                tile.workgroup_size, tile.items_per_invocation, tile.staged ? ", staged" : "", first_ms);
+    std::printf("| items | copy GB/s | inclusive GB/s | / copy | CUB incl. | / CUB | exclusive / copy | reproducible "
+                "/ copy | read GB/s | reduce GB/s | / read | CUB reduce | / CUB |\n");
+    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    Series s_incl{tname + " inclusive sum", {}}, s_cub{tname + " CUB inclusive", {}}, s_red{tname + " reduce", {}},
+        s_cub_red{tname + " CUB reduce", {}}, s_copy{tname + " copy", {}};
+    int failures = 0;
+    for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
+        uint64_t n = uint64_t(1) << e;
+        uint64_t bytes = n * sizeof(T);
+        WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, bytes / 4};
+        WorkgroupRequest read{Collective::read, Type::u32, Op::add, {256}, bytes / 4};
+        double copy_ms = median_ms(ctx, o.runs, [&] { ctx.run(copy, in, out); });
+        double read_ms = median_ms(ctx, o.runs, [&] { ctx.run(read, in, out); });
+        auto timed_scan = [&](ScanOptions opt) {
+            return median_ms(ctx, o.runs, [&] { ctx.scan(in, out, type, Op::add, n, opt); });
+        };
+        ScanOptions excl = so, repro = so;
+        excl.exclusive = true;
+        repro.reproducible = true;
+        double repro_ms = timed_scan(repro);
+        double excl_ms = timed_scan(excl);
+        double incl_ms = timed_scan(so); // last: its output is checked below
+        // Check the inclusive output at the ends and at spread positions.
+        std::vector<uint64_t> at = {0, n - 1, n / 2, n / 3};
+        for (int k = 0; k < 60; ++k) at.push_back(hash(uint32_t(k * 7919 + e)) % n);
+        for (uint64_t i : at) {
+            T got;
+            ctx.download(out, &got, sizeof(T), i * sizeof(T));
+            bool ok = std::is_floating_point_v<T> ? std::fabs(double(got) - prefix[i]) <= 1e-3 * std::max(1.0, prefix[i])
+                                                  : got == exact[i];
+            if (!ok) {
+                std::printf("FAIL %s inclusive n=%llu item %llu: got %.17g want %.17g\n", tname.c_str(),
+                            (unsigned long long)n, (unsigned long long)i, double(got),
+                            std::is_floating_point_v<T> ? prefix[i] : double(exact[i]));
+                ++failures;
+                break;
+            }
+        }
+        double reduce_ms = median_ms(ctx, o.runs, [&] { ctx.reduce(in, result, type, Op::add, n, so); });
+        T total;
+        ctx.download(result, &total, sizeof(T));
+        bool ok = std::is_floating_point_v<T> ? std::fabs(double(total) - prefix[n - 1]) <= 1e-3 * std::max(1.0, prefix[n - 1])
+                                              : total == exact[n - 1];
+        if (!ok) {
+            std::printf("FAIL %s reduce n=%llu: got %.17g\n", tname.c_str(), (unsigned long long)n, double(total));
+            ++failures;
+        }
+        double gb = 1e-6; // bytes per ms -> GB/s
+        double copy_g = 2.0 * bytes / copy_ms * gb, read_g = 1.0 * bytes / read_ms * gb;
+        double incl_g = 2.0 * bytes / incl_ms * gb, excl_g = 2.0 * bytes / excl_ms * gb;
+        double repro_g = 2.0 * bytes / repro_ms * gb, red_g = 1.0 * bytes / reduce_ms * gb;
+        auto cub_of = [&](const char* op) {
+            auto it = cub.find({op, tname, n});
+            return it == cub.end() ? 0.0 : it->second;
+        };
+        double cub_incl = cub_of("inclusive_sum"), cub_red = cub_of("reduce_sum");
+        auto ratio = [](double a, double b) { return b > 0 ? std::to_string(a / b).substr(0, 5) : std::string("-"); };
+        auto num = [](double v) { return v > 0 ? std::to_string(int(v + 0.5)) : std::string("-"); };
+        std::printf("| 2^%d | %.0f | %.0f | %.3f | %s | %s | %.3f | %.3f | %.0f | %.0f | %.3f | %s | %s |\n", e, copy_g,
+                    incl_g, incl_g / copy_g, num(cub_incl).c_str(), ratio(incl_g, cub_incl).c_str(), excl_g / copy_g,
+                    repro_g / copy_g, read_g, red_g, red_g / read_g, num(cub_red).c_str(), ratio(red_g, cub_red).c_str());
+        std::fflush(stdout);
+        if (csv) {
+            auto row = [&](const char* op, double ms, double g, double ceiling, double peer) {
+                std::fprintf(csv, "%s,%s,%llu,%.6f,%.1f,%.4f,%s\n", op, tname.c_str(), (unsigned long long)n, ms, g,
+                             g / ceiling, peer > 0 ? std::to_string(g / peer).c_str() : "");
+            };
+            row("copy", copy_ms, copy_g, copy_g, 0);
+            row("read", read_ms, read_g, read_g, 0);
+            row("inclusive_sum", incl_ms, incl_g, copy_g, cub_incl);
+            row("exclusive_sum", excl_ms, excl_g, copy_g, cub_of("exclusive_sum"));
+            row("inclusive_sum_reproducible", repro_ms, repro_g, copy_g, 0);
+            row("reduce_sum", reduce_ms, red_g, read_g, cub_red);
+        }
+        s_incl.points.push_back({e, incl_g});
+        s_red.points.push_back({e, red_g});
+        s_copy.points.push_back({e, copy_g});
+        if (cub_incl > 0) s_cub.points.push_back({e, cub_incl});
+        if (cub_red > 0) s_cub_red.points.push_back({e, cub_red});
+    }
+    for (Series* s : {&s_incl, &s_cub, &s_red, &s_cub_red, &s_copy}) {
+        if (!s->points.empty()) series.push_back(*s);
+    }
+    return failures;
+}
+
+int bench_scan(const ScanBenchOptions& o) {
+    ContextOptions co;
+    co.device = o.device;
+    Context ctx(co);
+    ctx.set_timing(true);
+    const DeviceInfo& d = ctx.device();
+    std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+    std::printf("# vkc bench scan: %s (%s), %s, add, 2^%d to 2^%d items, median of %d runs\n", d.name.c_str(),
+                d.driver.c_str(), date, o.min_log2, o.max_log2, o.runs);
+    std::printf("# GB/s count bytes read + written (scans: 2 x items x size; reduce and read: items x size);\n"
+                "# copy and read are compute-shader uvec4 passes over the same bytes, measured in the same run\n");
+    std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
+    if (!o.cub_csv.empty()) cub = read_cub_device(o.cub_csv);
+    std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
+    if (csv) std::fprintf(csv, "op,type,n,median_ms,gbps,ratio_ceiling,ratio_cub\n");
+    std::vector<Series> series;
+    int failures = 0;
+    {
+        // One second of copies first: the clocks ramp up over hundreds of milliseconds.
+        uint64_t n = std::min<uint64_t>(uint64_t(1) << o.max_log2, 1ull << 26);
+        Buffer a = ctx.create_buffer(n * 4), b = ctx.create_buffer(n * 4);
+        WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, n};
+        auto start = std::chrono::steady_clock::now();
+        while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) ctx.run(copy, a, b);
+    }
+    for (const std::string& t : o.types) {
+        if (t == "u32") failures += bench_scan_type<uint32_t>(ctx, o, t, Type::u32, csv, cub, series);
+        else if (t == "u64") failures += bench_scan_type<uint64_t>(ctx, o, t, Type::u64, csv, cub, series);
+        else if (t == "f32") failures += bench_scan_type<float>(ctx, o, t, Type::f32, csv, cub, series);
+        else if (t == "f64") failures += bench_scan_type<double>(ctx, o, t, Type::f64, csv, cub, series);
+        else if (t == "i32") failures += bench_scan_type<int32_t>(ctx, o, t, Type::i32, csv, cub, series);
+        else if (t == "i64") failures += bench_scan_type<int64_t>(ctx, o, t, Type::i64, csv, cub, series);
+        else throw Error("bench scan: unknown type " + t + " (u32, u64, f32, f64, i32, i64)");
+    }
+    if (csv) std::fclose(csv);
+    if (!o.svg.empty()) write_svg(o.svg, "vkc bench scan: " + d.name + ", " + date, series);
+    std::printf("\nbench: %d checks failed\n", failures);
+    return failures ? 1 : 0;
+}
+
 } // namespace
 
 const char* bench_usage =
     "  bench block [options]       each work-group scans its own tiles of a u32 buffer (CUB BlockScan's\n"
     "                              job); GB/s, ratio to a compute-shader copy, and to CUB when given\n"
     "    --device X --log2n 28 --size 128 --items 1,2,3,4,6,8,9,12,16 --tiles-per-group 1,8 --runs 30\n"
-    "    --cub FILE (output of bench/cuda/cub_block_scan)  --csv FILE\n";
+    "    --cub FILE (output of bench/cuda/cub_block_scan)  --csv FILE\n"
+    "  bench scan [options]        device-wide inclusive/exclusive/reproducible scan and reduce (add) by size;\n"
+    "                              GB/s, ratios to a copy and a read of the same bytes, and to CUB when given\n"
+    "    --device X --types u32,u64,f32,f64 --min-log2 10 --max-log2 30 --step 2 --runs 20\n"
+    "    --size N --items K --staged 0|1 (tile)  --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
 
 int bench(int argc, char** argv) {
+    if (argc >= 1 && std::strcmp(argv[0], "scan") == 0) {
+        ScanBenchOptions o;
+        for (int i = 1; i < argc; ++i) {
+            std::string a = argv[i];
+            auto value = [&]() -> std::string {
+                if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+                return argv[++i];
+            };
+            if (a == "--device") o.device = value();
+            else if (a == "--types") {
+                o.types.clear();
+                std::stringstream ss(value());
+                for (std::string t; std::getline(ss, t, ',');) o.types.push_back(t);
+            } else if (a == "--min-log2") o.min_log2 = std::stoi(value());
+            else if (a == "--max-log2") o.max_log2 = std::stoi(value());
+            else if (a == "--step") o.step = std::stoi(value());
+            else if (a == "--runs") o.runs = std::stoi(value());
+            else if (a == "--size") o.size = uint32_t(std::stoul(value()));
+            else if (a == "--items") o.items = uint32_t(std::stoul(value()));
+            else if (a == "--staged") o.staged = std::stoi(value());
+            else if (a == "--cub") o.cub_csv = value();
+            else if (a == "--csv") o.csv = value();
+            else if (a == "--svg") o.svg = value();
+            else throw Error("unknown option " + a);
+        }
+        if (o.min_log2 < 10 || o.max_log2 > 32 || o.min_log2 > o.max_log2 || o.step < 1) {
+            throw Error("need 10 <= --min-log2 <= --max-log2 <= 32 and --step >= 1");
+        }
+        return bench_scan(o);
+    }
     if (argc < 1 || std::strcmp(argv[0], "block") != 0) {
         std::fprintf(stderr, "usage:\n%s", bench_usage);
         return 2;

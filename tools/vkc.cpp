@@ -2,6 +2,7 @@
 // one device against the CPU reference and exits non-zero on any failure.
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,7 +25,8 @@ const char* usage =
     "    --validation              enable the Khronos validation layer; any message fails the case\n"
     "    --only TEXT               only the rows whose name contains TEXT (\"scan_inclusive add\")\n"
     "  modules                     list the embedded SPIR-V modules and what each needs\n"
-    "  bench block [options]       block-scan throughput against a copy and CUB (vkc --help for options)\n";
+    "  bench block [options]       block-scan throughput against a copy and CUB (vkc --help for options)\n"
+    "  bench scan [options]        device-wide scan and reduce by size against a copy, a read and CUB\n";
 
 int devices() {
     for (const vkc::DeviceInfo& d : vkc::list_devices()) {
@@ -97,6 +99,13 @@ int selftest(int argc, char** argv) {
     struct Row {
         vkc::verify::Case base;
         std::vector<vkc::verify::Case> cases;
+        std::vector<vkc::verify::DeviceCase> device_cases; // device-wide rows (base.collective device_scan)
+        std::string label() const {
+            if (base.collective != Collective::device_scan) return base.label();
+            const vkc::verify::DeviceCase& d = device_cases.front();
+            return std::string("device ") + (d.reduce ? "reduce" : d.options.exclusive ? "scan_exclusive" : "scan_inclusive") +
+                   " " + std::string(vkc::name(d.op)) + " " + std::string(vkc::name(d.type)) + " -";
+        }
     };
     std::vector<Row> rows;
     for (Collective c : {Collective::reduce, Collective::scan_inclusive, Collective::scan_exclusive}) {
@@ -150,8 +159,37 @@ int selftest(int argc, char** argv) {
         }
     }
 
+    // Device-wide scan and reduce: each type x op x inclusive/exclusive/reduce at sizes 0, 1, a tile +- 1
+    // and many tiles, with the forced look-back fallback, in place and the reproducible mode in rotation.
+    for (int kind = 0; kind < 3; ++kind) {
+        for (vkc::Type t : types) {
+            for (vkc::Op op : ops) {
+                if (!vkc::has_op(t, op)) continue;
+                Row row{{Collective::device_scan, t, op}, {}, {}};
+                uint64_t tile = ctx.scan_tile(t).items();
+                int k = 0;
+                for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {
+                    if (quick && n > 100 * tile) continue;
+                    vkc::verify::DeviceCase c;
+                    c.type = t;
+                    c.op = op;
+                    c.count = n;
+                    c.reduce = kind == 2;
+                    c.options.exclusive = kind == 1;
+                    c.options.force_fallback = k % 3 == 1;
+                    c.options.reproducible = k % 3 == 2;
+                    c.in_place = k % 2 == 1;
+                    c.seed = uint64_t(k) + 1;
+                    row.device_cases.push_back(c);
+                    ++k;
+                }
+                rows.push_back(row);
+            }
+        }
+    }
+
     if (!only.empty()) {
-        std::erase_if(rows, [&](const Row& row) { return row.base.label().find(only) == std::string::npos; });
+        std::erase_if(rows, [&](const Row& row) { return row.label().find(only) == std::string::npos; });
         if (rows.empty()) throw vkc::Error("--only \"" + only + "\" matches no collective");
     }
     Tally total;
@@ -159,22 +197,29 @@ int selftest(int argc, char** argv) {
     for (size_t r = 0; r < rows.size(); ++r) {
         Tally row;
         std::string module;
+        std::vector<std::pair<std::string, std::function<vkc::verify::Outcome()>>> runs;
         for (const vkc::verify::Case& c : rows[r].cases) {
-            vkc::verify::Outcome o = vkc::verify::run_case(ctx, c);
+            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_case(ctx, c); });
+        }
+        for (const vkc::verify::DeviceCase& c : rows[r].device_cases) {
+            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_device_case(ctx, c); });
+        }
+        for (auto& [case_label, run] : runs) {
+            vkc::verify::Outcome o = run();
             module = o.module.empty() ? module : o.module;
             switch (o.status) {
             case vkc::verify::Status::pass: ++row.pass; break;
             case vkc::verify::Status::fail:
                 ++row.fail;
-                row.notes.push_back("FAIL " + c.label() + ": " + o.detail);
+                row.notes.push_back("FAIL " + case_label + ": " + o.detail);
                 break;
             case vkc::verify::Status::skip:
                 ++row.skip;
-                row.notes.push_back("skip " + c.label() + ": " + o.detail);
+                row.notes.push_back("skip " + case_label + ": " + o.detail);
                 break;
             }
         }
-        std::string label = rows[r].base.label();
+        std::string label = rows[r].label();
         label = label.substr(0, label.rfind(' ')); // the shapes go in the columns
         if (vkc::is_block(rows[r].base.collective)) label = label.substr(0, label.find(" items"));
         std::printf("[%3zu/%zu] %-36s %-44s %3d pass %3d fail %3d skip\n", r + 1, rows.size(), label.c_str(),
@@ -197,6 +242,8 @@ int selftest(int argc, char** argv) {
     std::printf("\nshapes (8/16-bit types, later ops): ");
     for (auto& s : few) std::printf("%s ", s.text().c_str());
     std::printf("\nblock scans: 128 and 65x2 invocations x 1, 4, 9 items x subgroup and raking, 4 groups of 3 tiles");
+    std::printf("\ndevice scans: 0, 1, tile - 1, tile + 1, 37 tiles + 5%s items; forced fallback, in place and "
+                "reproducible in rotation", quick ? "" : ", 1000 tiles + 3");
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }

@@ -39,6 +39,9 @@ struct ScanOptions {
     // items to a multiple of the vector width (4 items, 2 for 64-bit types).
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;
+    // Full tiles move between memory and registers through shared memory, for coalesced loads and
+    // stores (tiles up to 16 KiB). -1: chosen for the device; 0 off; 1 on.
+    int staged = -1;
     // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
     // 0: chosen for the device. Results are reproducible for a fixed value.
     uint32_t chunks = 0;
@@ -55,6 +58,7 @@ struct ScanOptions {
 struct ScanTile {
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;
+    bool staged = false; // through shared memory (see ScanOptions::staged)
     uint64_t items() const { return uint64_t(workgroup_size) * items_per_invocation; }
 };
 

@@ -21,9 +21,10 @@ enum class Op : uint32_t { add, min, max, mul, bit_and, bit_or, bit_xor, logical
 // layout_probe is internal: a module that reports how a device packs a work-group into subgroups.
 // block_* are CUB's BlockScan forms: many items per invocation, aggregate, seed and running prefix.
 // copy (internal) is the benchmarks' bandwidth ceiling: a uvec4 copy of uint items.
+// read (internal) is the reduce benchmark's ceiling: a uvec4 read-only pass.
 // device_scan is the device-wide scan and reduce of Context::scan / reduce (modes by push constant).
 enum class Collective : uint32_t { reduce, scan_inclusive, scan_exclusive, broadcast, all, any, layout_probe,
-                                   block_reduce, block_scan_inclusive, block_scan_exclusive, copy, device_scan };
+                                   block_reduce, block_scan_inclusive, block_scan_exclusive, copy, device_scan, read };
 // How a module joins invocations: subgroup operations joined through shared memory, or shared memory only.
 enum class Path : uint32_t { subgroup, shared_memory };
 

@@ -33,7 +33,11 @@
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const bool subgroups_packed = true;
 layout(constant_id = 4) const uint items_per_invocation = 16u; // a multiple of ITEM_VEC_WIDTH, at most 16
+layout(constant_id = 5) const bool staged = false; // full tiles move through shared memory (coalesced)
 layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
+// Sized by a specialization constant whose default is the largest stage (16 KiB): Mesa 22 sizes shared
+// arrays from the defaults.
+layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 #define VKC_ITEMS 16
@@ -254,8 +258,34 @@ ITEM_TYPE tile_prefix(ITEM_TYPE aggregate) {
 }
 
 // ---- tiles in registers (CUB's blocked arrangement) --------------------------------------------
+// Staged: a full tile is read with striped vector loads (neighbouring invocations, neighbouring
+// vectors: every load instruction coalesced) into shared memory, and each invocation takes its
+// consecutive items from there (CUB's BLOCK_LOAD_TRANSPOSE); stores the other way round. One padding
+// item per 32 spreads an invocation's consecutive items over the banks.
+shared ITEM_TYPE stage[stage_items + stage_items / 32u + 1u];
+uint padded(uint at) { return at + at / 32u; }
+bool tile_full(uint tile) { return (tile + 1u) * tile_items() <= params.count; }
+
 void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
     uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
+#if ITEM_VEC_WIDTH > 1
+    if (staged && tile_full(tile)) { // uniform: the barriers are safe
+        uint base = tile * tile_items() / ITEM_VEC_WIDTH;
+        for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+            uint v = j * VKC_WORKGROUP_SIZE + gl_LocalInvocationIndex;
+            ITEM_VEC x = vectors_in[base + v];
+            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                stage[padded(v * ITEM_VEC_WIDTH + c)] = x[c];
+            }
+        }
+        barrier();
+        for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)];
+        }
+        barrier(); // the stage is free again
+        return;
+    }
+#endif
     if (first + items_per_invocation <= params.count) {
 #if ITEM_VEC_WIDTH > 1
         for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
@@ -279,6 +309,25 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
 
 void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
     uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
+#if ITEM_VEC_WIDTH > 1
+    if (staged && tile_full(tile)) {
+        for (uint i = 0u; i < items_per_invocation; ++i) {
+            stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)] = items[i];
+        }
+        barrier();
+        uint base = tile * tile_items() / ITEM_VEC_WIDTH;
+        for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+            uint v = j * VKC_WORKGROUP_SIZE + gl_LocalInvocationIndex;
+            ITEM_VEC x;
+            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                x[c] = stage[padded(v * ITEM_VEC_WIDTH + c)];
+            }
+            vectors_out[base + v] = x;
+        }
+        barrier();
+        return;
+    }
+#endif
     if (first + items_per_invocation <= params.count) {
 #if ITEM_VEC_WIDTH > 1
         for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
