@@ -97,12 +97,19 @@ void write_pair(uint at, ITEM_TYPE value) {
 }
 
 // ---- tile status -------------------------------------------------------------------------------
+// Control flow here and in the look-back stays uniform across the subgroup (the same trip counts in
+// every lane, per-lane differences only in selects and single guarded stores): without
+// VK_KHR_shader_maximal_reconvergence a driver may run the subgroup operations that follow a
+// divergent branch or loop with some lanes missing (NVIDIA's did, and the look-back folded garbage).
 void post(uint tile, uint flag, ITEM_TYPE value, uint lane, uint lanes) {
     uvec2 bits = to_bits(value);
-    for (uint k = lane; k < STATUS_WORDS; k += lanes) {
+    for (uint k0 = 0u; k0 < STATUS_WORDS; k0 += lanes) {
+        uint k = k0 + lane;
         uint piece = ((k < 2u ? bits.x : bits.y) >> (16u * (k & 1u))) & 0xffffu;
-        atomicStore(state[STATE_TILES + tile * STATUS_WORDS + k], (flag << 30u) | piece, gl_ScopeDevice,
-                    gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        if (k < STATUS_WORDS) {
+            atomicStore(state[STATE_TILES + tile * STATUS_WORDS + k], (flag << 30u) | piece, gl_ScopeDevice,
+                        gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        }
     }
 }
 
@@ -131,21 +138,17 @@ void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
     value = from_bits(bits, ITEM_TYPE(0));
 }
 
-// ---- the look-back lanes: subgroup 0, or invocation 0 alone without subgroups -------------------
-#if VKC_SUBGROUP_ARITHMETIC
-uint lookback_lanes() { return gl_SubgroupSize; }
-uint lookback_lane() { return gl_SubgroupInvocationID; }
-int lanes_max(int v) { return subgroupMax(v); }
-// op over every lane's value in lane order (lane 0 first)
-ITEM_TYPE lanes_fold(ITEM_TYPE v) { return subgroupShuffle(ITEM_SUBGROUP_INCLUSIVE(v), gl_SubgroupSize - 1u); }
-ITEM_TYPE lanes_pick(ITEM_TYPE v, int lane) { return subgroupShuffle(v, uint(lane)); }
-#else
+// ---- the look-back: invocation 0 alone ------------------------------------------------------------
+// The block scan calls the prefix callback in every invocation of subgroup 0; only invocation 0 works
+// in it. A subgroup-wide look-back (a window of predecessors a lane each) needs its lanes converged
+// inside the polling loop, which Vulkan promises only with VK_KHR_shader_maximal_reconvergence: on
+// NVIDIA's driver the subgroup split there and the look-back folded garbage or never ended. One
+// invocation reading one predecessor at a time needs nothing of the kind.
 uint lookback_lanes() { return 1u; }
 uint lookback_lane() { return 0u; }
 int lanes_max(int v) { return v; }
 ITEM_TYPE lanes_fold(ITEM_TYPE v) { return v; }
 ITEM_TYPE lanes_pick(ITEM_TYPE v, int lane) { return v; }
-#endif
 
 // The total of a whole tile from its input, by the look-back lanes, each over a contiguous part so
 // that the order holds for operators that do not commute.
@@ -175,18 +178,20 @@ ITEM_TYPE look_back(uint tile) {
     ITEM_TYPE acc = ITEM_IDENTITY; // op over tiles (nearest, tile)
     int nearest = int(tile) - 1;    // the nearest tile not yet folded in
     uint polls = 0u;
-    for (;;) {
+    // Every round either polls (at most spin_limit times for one silent tile) or folds in at least one
+    // tile, so this bound is never reached by a correct run; it guarantees the loop ends whatever the
+    // device does, and past it the prefix is computed from the input outright.
+    const uint max_rounds = (tile + 1u) * (params.spin_limit + 2u);
+    for (uint round = 0u; round < max_rounds; ++round) {
         int mine = nearest - int(lanes - 1u - lane);
-        uint flag = STATUS_PREFIX; // before tile 0: the carry, as if a prefix had been posted
-        ITEM_TYPE value = ITEM_IDENTITY;
-        if (mine >= 0) {
-            read_status(uint(mine), 0u, flag, value);
-            if (forced && mine == int(tile) - 1) {
-                flag = STATUS_NONE;
-            }
-        } else if (mine == -1) {
-            value = carry_in();
-        }
+        // Every lane reads a status (lanes before tile 0 read tile 0's and ignore it): no branch.
+        uint flag;
+        ITEM_TYPE value;
+        read_status(uint(max(mine, 0)), 0u, flag, value);
+        bool silenced = forced && mine == int(tile) - 1;
+        flag = mine < 0 ? STATUS_PREFIX : silenced ? STATUS_NONE : flag; // before tile 0: the carry, as a prefix
+        ITEM_TYPE carry = carry_in();
+        value = mine == -1 ? carry : mine < 0 ? ITEM_IDENTITY : value;
         int prefix_lane = lanes_max(flag == STATUS_PREFIX ? int(lane) : -1);
         int missing_lane = lanes_max(flag == STATUS_NONE && int(lane) > prefix_lane ? int(lane) : -1);
         int missing_tile = nearest - int(lanes - 1u) + missing_lane;
@@ -231,16 +236,27 @@ ITEM_TYPE look_back(uint tile) {
         }
         acc = have ? ITEM_COMBINE(computed, acc) : computed;
         have = true;
-        nearest = int(lost) - 1;
+        nearest = min(int(lost), nearest) - 1; // always moves back
         polls = 0u;
     }
-    return acc;
+    // Not reached in a correct run (see max_rounds): op over the input before this tile, and the carry.
+    ITEM_TYPE all = carry_in();
+    bool started = carry_in_present();
+    for (uint t = 0u; t < tile; ++t) {
+        ITEM_TYPE part = reduce_tile_alone(t);
+        all = started ? ITEM_COMBINE(all, part) : part;
+        started = true;
+    }
+    return all;
 }
 
 uint current_tile;
 
-// The block scan's prefix callback (subgroup 0, or invocation 0): post, look back, post.
+// The block scan's prefix callback (invocation 0 does the work): post, look back, post.
 ITEM_TYPE tile_prefix(ITEM_TYPE aggregate) {
+    if (gl_LocalInvocationIndex != 0u) {
+        return ITEM_IDENTITY; // ignored: invocation 0's answer is the prefix
+    }
     uint lane = lookback_lane(), lanes = lookback_lanes();
     uint tile = current_tile;
     ITEM_TYPE exclusive = carry_in();
