@@ -526,6 +526,33 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
     return p;
 }
 
+// Timestamps around what is recorded between the two, when timing is on.
+void Context::Impl::start_timed() {
+    if (!timing) return;
+    vk.vkCmdResetQueryPool(cmd, timestamps, 0, 2);
+    vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
+}
+
+// Ends the command buffer's compute work: shader writes made visible to copies and the host, submit,
+// wait, and the GPU time since start_timed().
+void Context::Impl::finish_timed() {
+    if (timing) vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 1);
+    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
+    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0,
+                            nullptr);
+    submit_and_wait();
+    if (timing) {
+        uint64_t ticks[2] = {0, 0};
+        check(vk.vkGetQueryPoolResults(device, timestamps, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+              "vkGetQueryPoolResults");
+        last_gpu_ms = double(ticks[1] - ticks[0]) * timestamp_period_ns * 1e-6;
+    }
+}
+
 // ---- Buffer ----
 
 Buffer::Buffer(Buffer&& o) noexcept { *this = std::move(o); }
@@ -852,28 +879,9 @@ void Context::dispatch(const Dispatch& d) {
                                nullptr);
     vk.vkCmdPushConstants(impl_->cmd, impl_->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           module_push_constant_bytes, d.push_constants);
-    if (impl_->timing) {
-        vk.vkCmdResetQueryPool(impl_->cmd, impl_->timestamps, 0, 2);
-        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, impl_->timestamps, 0);
-    }
+    impl_->start_timed();
     vk.vkCmdDispatch(impl_->cmd, d.grid_x, d.grid_y, 1);
-    if (impl_->timing) {
-        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, impl_->timestamps, 1);
-    }
-    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
-    vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                            VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0,
-                            nullptr);
-    impl_->submit_and_wait();
-    if (impl_->timing) {
-        uint64_t ticks[2] = {0, 0};
-        check(vk.vkGetQueryPoolResults(impl_->device, impl_->timestamps, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
-                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-              "vkGetQueryPoolResults");
-        impl_->last_gpu_ms = double(ticks[1] - ticks[0]) * impl_->timestamp_period_ns * 1e-6;
-    }
+    impl_->finish_timed();
 }
 
 void Context::set_timing(bool on) {

@@ -60,6 +60,8 @@ struct Context::Impl {
     Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
     void begin();
     void submit_and_wait();
+    void start_timed();
+    void finish_timed();
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged);
 };
 

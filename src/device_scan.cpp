@@ -338,28 +338,9 @@ void Context::run_plan(const ScanPlan& plan) {
     vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
                             nullptr, 0, nullptr);
-    if (impl_->timing) {
-        vk.vkCmdResetQueryPool(impl_->cmd, impl_->timestamps, 0, 2);
-        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, impl_->timestamps, 0);
-    }
+    impl_->start_timed();
     plan.record(impl_->cmd);
-    if (impl_->timing) {
-        vk.vkCmdWriteTimestamp(impl_->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, impl_->timestamps, 1);
-    }
-    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
-    vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                            VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0,
-                            nullptr);
-    impl_->submit_and_wait();
-    if (impl_->timing) {
-        uint64_t ticks[2] = {0, 0};
-        check(vk.vkGetQueryPoolResults(impl_->device, impl_->timestamps, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
-                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-              "vkGetQueryPoolResults");
-        impl_->last_gpu_ms = double(ticks[1] - ticks[0]) * impl_->timestamp_period_ns * 1e-6;
-    }
+    impl_->finish_timed();
 }
 
 Buffer& Context::scratch_for(uint64_t bytes) {

@@ -79,18 +79,27 @@ uint32_t hash(uint32_t x) { // non-zero-ish data: never time on zeros
     return x;
 }
 
-int bench_block(const Options& o) {
+ContextOptions timed_context(const std::string& device) {
     ContextOptions co;
-    co.device = o.device;
-    Context ctx(co);
-    ctx.set_timing(true);
-    const DeviceInfo& d = ctx.device();
-    uint64_t n = uint64_t(1) << o.log2n;
+    co.device = device;
+    return co;
+}
+
+std::string today() { // for the results' headers
     std::time_t now = std::time(nullptr);
     char date[32];
     std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+    return date;
+}
+
+int bench_block(const Options& o) {
+    Context ctx(timed_context(o.device));
+    ctx.set_timing(true);
+    const DeviceInfo& d = ctx.device();
+    uint64_t n = uint64_t(1) << o.log2n;
+    const std::string date = today();
     std::printf("# vkc bench block: %s (%s), %s, u32 inclusive add, 2^%d items, work-group %u, median of %d\n",
-                d.name.c_str(), d.driver.c_str(), date, o.log2n, o.size, o.runs);
+                d.name.c_str(), d.driver.c_str(), date.c_str(), o.log2n, o.size, o.runs);
 
     std::printf("# subgroups packed in order at work-group %u: %s\n", o.size,
                 ctx.subgroups_packed({o.size}) ? "yes" : "no (the raking scan runs)");
@@ -374,16 +383,12 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
 }
 
 int bench_scan(const ScanBenchOptions& o) {
-    ContextOptions co;
-    co.device = o.device;
-    Context ctx(co);
+    Context ctx(timed_context(o.device));
     ctx.set_timing(true);
     const DeviceInfo& d = ctx.device();
-    std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+    const std::string date = today();
     std::printf("# vkc bench scan: %s (%s), %s, add, 2^%d to 2^%d items, median of %d runs\n", d.name.c_str(),
-                d.driver.c_str(), date, o.min_log2, o.max_log2, o.runs);
+                d.driver.c_str(), date.c_str(), o.min_log2, o.max_log2, o.runs);
     std::printf("# GB/s count bytes read + written (scans: 2 x items x size; reduce and read: items x size);\n"
                 "# copy and read are compute-shader uvec4 passes over the same bytes, measured in the same run\n");
     std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
