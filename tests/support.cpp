@@ -108,5 +108,8 @@ int main(int argc, char** argv) {
     doctest::Context runner(argc, argv);
     int rc = runner.run();
     if (skipped) std::printf("%d cases skipped (reasons above)\n", skipped);
+    // Before exit, while the driver is whole: NVIDIA's tears itself down in exit handlers, and the
+    // suite crashed there (rc 139 after every test passed) when the Context died with the statics.
+    shared_context.reset();
     return rc;
 }
