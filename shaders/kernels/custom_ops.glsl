@@ -1,7 +1,8 @@
 // The worked custom operators of shaders/examples, chosen by -DITEM_OP_argmax or
 // -DITEM_OP_segmented_add, and the operator of ITEM_OP for kernel code outside the templates (which
 // undefine their helpers at the end): ITEM_IDENTITY, ITEM_COMBINE(a, b), ITEM_PREPARE(x),
-// ITEM_SUBGROUP_INCLUSIVE(x) (subgroup paths) and ITEM_COMMUTATIVE (1 where combine(a, b) ==
+// ITEM_SUBGROUP_INCLUSIVE(x), ITEM_SUBGROUP_EXCLUSIVE(x) (lane 0: the identity), ITEM_SUBGROUP_TOTAL(x)
+// (subgroup paths) and ITEM_COMMUTATIVE (1 where combine(a, b) ==
 // combine(b, a), so items may be combined in any arrangement).
 #if defined(ITEM_OP_argmax)
 #include "../examples/argmax.glsl"
@@ -18,9 +19,14 @@
 #define ITEM_COMBINE(a, b) VKC_PASTE(vkc_combine_, ITEM_OP)(a, b)
 #define ITEM_PREPARE(x) VKC_PASTE(vkc_prepare_, ITEM_OP)(x)
 #define ITEM_SUBGROUP_INCLUSIVE(x) VKC_PASTE(vkc_subgroup_inclusive_, ITEM_OP)(x)
+#define ITEM_SUBGROUP_EXCLUSIVE(x) VKC_PASTE(vkc_subgroup_exclusive_, ITEM_OP)(x)
+#define ITEM_SUBGROUP_TOTAL(x) VKC_PASTE(vkc_subgroup_reduce_, ITEM_OP)(x)
 #define ITEM_COMMUTATIVE 1
 #endif
 #ifndef ITEM_PREPARE
 #define ITEM_PREPARE(x) (x)
-#define ITEM_SUBGROUP_INCLUSIVE(x) VKC_PASTE(vkc_shuffle_inclusive_, ITEM_OP)(x) // from workgroup_scan.glsl
+// from workgroup_scan.glsl: scans over subgroupShuffleUp
+#define ITEM_SUBGROUP_INCLUSIVE(x) VKC_PASTE(vkc_shuffle_inclusive_, ITEM_OP)(x)
+#define ITEM_SUBGROUP_EXCLUSIVE(x) VKC_PASTE(vkc_shuffle_exclusive_, ITEM_OP)(x)
+#define ITEM_SUBGROUP_TOTAL(x) subgroupShuffle(ITEM_SUBGROUP_INCLUSIVE(x), gl_SubgroupSize - 1u)
 #endif

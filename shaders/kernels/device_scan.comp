@@ -44,8 +44,6 @@ layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
 #define VKC_ITEMS_ACTIVE items_per_invocation
 
 #include "custom_ops.glsl"
-ITEM_TYPE tile_prefix(ITEM_TYPE aggregate);
-#define VKC_BLOCK_PREFIX_CALLBACK tile_prefix
 #define VKC_TYPE ITEM_TYPE
 #define VKC_OP ITEM_OP
 #include "vkc/block_scan.glsl"
@@ -97,26 +95,19 @@ void write_pair(uint at, ITEM_TYPE value) {
 }
 
 // ---- tile status -------------------------------------------------------------------------------
-// Control flow here and in the look-back stays uniform across the subgroup (the same trip counts in
-// every lane, per-lane differences only in selects and single guarded stores): without
-// VK_KHR_shader_maximal_reconvergence a driver may run the subgroup operations that follow a
-// divergent branch or loop with some lanes missing (NVIDIA's did, and the look-back folded garbage).
-void post(uint tile, uint flag, ITEM_TYPE value, uint lane, uint lanes) {
+void post(uint tile, uint flag, ITEM_TYPE value) {
     uvec2 bits = to_bits(value);
-    for (uint k0 = 0u; k0 < STATUS_WORDS; k0 += lanes) {
-        uint k = k0 + lane;
+    for (uint k = 0u; k < STATUS_WORDS; ++k) {
         uint piece = ((k < 2u ? bits.x : bits.y) >> (16u * (k & 1u))) & 0xffffu;
-        if (k < STATUS_WORDS) {
-            atomicStore(state[STATE_TILES + tile * STATUS_WORDS + k], (flag << 30u) | piece, gl_ScopeDevice,
-                        gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
-        }
+        atomicStore(state[STATE_TILES + tile * STATUS_WORDS + k], (flag << 30u) | piece, gl_ScopeDevice,
+                    gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     }
 }
 
 // `after` orders the read after whatever produced that value: it is masked with the push constant
 // `zero` (always 0, unknown to the compiler) into the address, so the status load depends on it. A
 // fence would do, but Mesa 22's lavapipe turns every memory barrier (and the one an acquire or
-// release atomic implies) into a work-group barrier, which tears the look-back's divergent code.
+// release atomic implies) into a work-group barrier, which tears code that only some invocations run.
 void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
     uvec2 bits = uvec2(0u);
     uint first_flag = 0u;
@@ -138,41 +129,45 @@ void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
     value = from_bits(bits, ITEM_TYPE(0));
 }
 
-// ---- the look-back: invocation 0 alone ------------------------------------------------------------
-// The block scan calls the prefix callback in every invocation of subgroup 0; only invocation 0 works
-// in it. A subgroup-wide look-back (a window of predecessors a lane each) needs its lanes converged
-// inside the polling loop, which Vulkan promises only with VK_KHR_shader_maximal_reconvergence: on
-// NVIDIA's driver the subgroup split there and the look-back folded garbage or never ended. One
-// invocation reading one predecessor at a time needs nothing of the kind.
-uint lookback_lanes() { return 1u; }
-uint lookback_lane() { return 0u; }
-int lanes_max(int v) { return v; }
-ITEM_TYPE lanes_fold(ITEM_TYPE v) { return v; }
-ITEM_TYPE lanes_pick(ITEM_TYPE v, int lane) { return v; }
-
-// The total of a whole tile from its input, by the look-back lanes, each over a contiguous part so
-// that the order holds for operators that do not commute.
-ITEM_TYPE reduce_tile_alone(uint tile) {
-    uint lanes = lookback_lanes();
-    uint per_lane = tile_items() / lanes; // the host makes the work-group a multiple of the subgroup
-    uint begin = tile * tile_items() + lookback_lane() * per_lane;
-    ITEM_TYPE acc = ITEM_PREPARE(items_in[begin]);
-    for (uint i = 1u; i < per_lane; ++i) {
-        acc = ITEM_COMBINE(acc, ITEM_PREPARE(items_in[begin + i]));
-    }
-    return lanes_fold(acc);
-}
-
 bool carry_in_present() { return has_flag(FLAG_CARRY_IN); }
 ITEM_TYPE carry_in() { return carry_in_present() ? read_pair(carry_in_at()) : ITEM_IDENTITY; }
 
-// The exclusive prefix of `tile` (> 0): op over every earlier tile, and the carry in. A window of
-// `lanes` predecessors is read at once (lane lanes-1 holds the nearest); posted inclusive prefixes
-// end the walk, posted aggregates are folded in, and a tile that has posted nothing is polled, then
-// computed from its input.
+// The total of a whole (full) tile from its input, by the whole work-group: each invocation over
+// its own consecutive items, then one ordered work-group reduce (operators need not commute).
+ITEM_TYPE reduce_tile_input(uint tile) {
+    uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
+    ITEM_TYPE own = ITEM_PREPARE(items_in[first]);
+    for (uint i = 1u; i < items_per_invocation; ++i) {
+        own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[first + i]));
+    }
+    ITEM_TYPE before, total;
+    VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
+    return total;
+}
+
+// ---- the look-back: the whole work-group, in rounds ------------------------------------------------
+// Each round, the first WINDOW invocations read a predecessor's status each (invocation k the k-th
+// nearest), one barrier, and every invocation derives the same decision from shared memory: fold in
+// the aggregates up to the first inclusive prefix, poll again, or compute a silent predecessor from
+// its input. Control flow is uniform across the work-group throughout (the decisions come from shared
+// memory after a barrier), so no invocation spins alone and nothing relies on a subgroup staying
+// converged in a loop (Vulkan promises that only with VK_KHR_shader_maximal_reconvergence; NVIDIA's
+// driver split a subgroup-wide polling loop and folded garbage). Invocation 0 carries the fold.
+const uint WINDOW = 32u;
+// Window entries, double-buffered by round parity: a round writes one half while invocation 0 may
+// still fold the other.
+shared uint window_flags[2u * WINDOW];
+shared ITEM_TYPE window_values[2u * WINDOW];
+// The nearest entry that is not an aggregate, by shared atomicMin; three slots in rotation, each
+// reset two rounds before it is used again (scan_look_back resets all three first).
+shared uint window_cut[3];
+shared uint recheck_flag;
+shared ITEM_TYPE recheck_value;
+
+// The exclusive prefix of `tile` (> 0) in invocation 0: op over every earlier tile, and the carry in.
 ITEM_TYPE look_back(uint tile) {
-    const uint lanes = lookback_lanes();
-    const uint lane = lookback_lane();
+    const uint me = gl_LocalInvocationIndex;
+    const uint window = min(VKC_WORKGROUP_SIZE, WINDOW);
     bool forced = has_flag(FLAG_FORCE_FALLBACK);
     bool have = false;
     ITEM_TYPE acc = ITEM_IDENTITY; // op over tiles (nearest, tile)
@@ -183,94 +178,106 @@ ITEM_TYPE look_back(uint tile) {
     // device does, and past it the prefix is computed from the input outright.
     const uint max_rounds = (tile + 1u) * (params.spin_limit + 2u);
     for (uint round = 0u; round < max_rounds; ++round) {
-        int mine = nearest - int(lanes - 1u - lane);
-        // Every lane reads a status (lanes before tile 0 read tile 0's and ignore it): no branch.
-        uint flag;
-        ITEM_TYPE value;
-        read_status(uint(max(mine, 0)), 0u, flag, value);
-        bool silenced = forced && mine == int(tile) - 1;
-        flag = mine < 0 ? STATUS_PREFIX : silenced ? STATUS_NONE : flag; // before tile 0: the carry, as a prefix
-        ITEM_TYPE carry = carry_in();
-        value = mine == -1 ? carry : mine < 0 ? ITEM_IDENTITY : value;
-        int prefix_lane = lanes_max(flag == STATUS_PREFIX ? int(lane) : -1);
-        int missing_lane = lanes_max(flag == STATUS_NONE && int(lane) > prefix_lane ? int(lane) : -1);
-        int missing_tile = nearest - int(lanes - 1u) + missing_lane;
-        if (missing_lane >= 0 && polls < params.spin_limit && !(forced && missing_tile == int(tile) - 1)) {
+        uint half_at = (round & 1u) * WINDOW;
+        uint slot = round % 3u;
+        if (me < window) {
+            int mine = nearest - int(me);
+            uint flag;
+            ITEM_TYPE value;
+            if (mine >= 0) {
+                read_status(uint(mine), 0u, flag, value);
+                flag = forced && mine == int(tile) - 1 ? STATUS_NONE : flag;
+            } else {
+                flag = STATUS_PREFIX; // before tile 0: the carry in, as an inclusive prefix
+                value = carry_in();
+            }
+            window_flags[half_at + me] = flag;
+            window_values[half_at + me] = value;
+            if (flag != STATUS_AGGREGATE) {
+                atomicMin(window_cut[slot], me);
+            }
+        }
+        barrier();
+        uint cut = window_cut[slot]; // == window: all aggregates
+        uint cut_flag = cut < window ? window_flags[half_at + cut] : STATUS_AGGREGATE;
+        if (me == 0u) {
+            window_cut[(round + 2u) % 3u] = window;
+        }
+        int lost = nearest - int(cut);
+        if (cut_flag == STATUS_NONE && polls < params.spin_limit && !(forced && lost == int(tile) - 1)) {
             ++polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
             continue;
         }
-        int low = missing_lane >= 0 ? missing_lane + 1 : max(prefix_lane, 0); // lanes [low, lanes) fold in
-        if (low < int(lanes)) {
-            ITEM_TYPE part = lanes_fold(int(lane) >= low ? value : ITEM_IDENTITY);
-            acc = have ? ITEM_COMBINE(part, acc) : part;
-            have = true;
-        }
-        if (missing_lane < 0) {
-            if (prefix_lane >= 0) {
-                return acc;
+        // Entries [0, folded) go in, the farthest first in front: tiles keep their order.
+        uint folded = cut_flag == STATUS_PREFIX ? cut + 1u : cut;
+        if (me == 0u) {
+            for (uint k = 0u; k < folded; ++k) {
+                acc = have || k > 0u ? ITEM_COMBINE(window_values[half_at + k], acc) : window_values[half_at + k];
             }
-            nearest -= int(lanes);
+        }
+        have = have || folded > 0u;
+        if (cut_flag == STATUS_PREFIX) {
+            return acc;
+        }
+        if (cut_flag == STATUS_AGGREGATE) {
+            nearest -= int(window);
             polls = 0u;
             continue;
         }
         // The fallback: compute the silent tile's total ourselves.
-        uint lost = uint(missing_tile);
-        ITEM_TYPE computed = reduce_tile_alone(lost);
+        ITEM_TYPE computed = reduce_tile_input(uint(lost));
         if (has_flag(FLAG_IN_PLACE)) {
             // In place, the tile may have posted and overwritten its input while we read it. It
-            // posts before it stores (the device-scope barrier in scan_look_back), so a lane that
-            // read overwritten items sees a post here, read after the items (through `computed`,
-            // which every lane's items feed); the posted value wins.
-            uint again;
-            ITEM_TYPE posted;
-            read_status(lost, to_bits(computed).x, again, posted);
-            int saw_prefix = lanes_max(again == STATUS_PREFIX ? int(lane) : -1);
-            int saw_aggregate = lanes_max(again == STATUS_AGGREGATE ? int(lane) : -1);
-            if (saw_prefix >= 0) {
-                ITEM_TYPE p = lanes_pick(posted, saw_prefix);
-                return have ? ITEM_COMBINE(p, acc) : p;
+            // posts before it stores (the device-scope barrier in scan_look_back), so if any item read
+            // was overwritten, a status read after the items (through `computed`, which every item
+            // feeds) shows the post, and the posted value wins.
+            if (me == 0u) {
+                read_status(uint(lost), to_bits(computed).x, recheck_flag, recheck_value);
             }
-            if (saw_aggregate >= 0) {
-                computed = lanes_pick(posted, saw_aggregate);
+            barrier();
+            if (recheck_flag == STATUS_PREFIX) {
+                return have ? ITEM_COMBINE(recheck_value, acc) : recheck_value;
+            }
+            if (recheck_flag == STATUS_AGGREGATE) {
+                computed = recheck_value;
             }
         }
         acc = have ? ITEM_COMBINE(computed, acc) : computed;
         have = true;
-        nearest = min(int(lost), nearest) - 1; // always moves back
+        nearest = lost - 1;
         polls = 0u;
     }
     // Not reached in a correct run (see max_rounds): op over the input before this tile, and the carry.
     ITEM_TYPE all = carry_in();
     bool started = carry_in_present();
     for (uint t = 0u; t < tile; ++t) {
-        ITEM_TYPE part = reduce_tile_alone(t);
+        ITEM_TYPE part = reduce_tile_input(t);
         all = started ? ITEM_COMBINE(all, part) : part;
         started = true;
     }
     return all;
 }
 
-uint current_tile;
+shared ITEM_TYPE tile_prefix_slot;
 
-// The block scan's prefix callback (invocation 0 does the work): post, look back, post.
-ITEM_TYPE tile_prefix(ITEM_TYPE aggregate) {
-    if (gl_LocalInvocationIndex != 0u) {
-        return ITEM_IDENTITY; // ignored: invocation 0's answer is the prefix
+// Post the aggregate, look back, post the inclusive prefix; returns the tile's exclusive prefix in
+// every invocation, with `seeded` false where there is none (tile 0 without a carry in). Uniform.
+ITEM_TYPE tile_prefix(uint tile, ITEM_TYPE aggregate, out bool seeded) {
+    seeded = tile > 0u || carry_in_present();
+    if (tile > 0u && gl_LocalInvocationIndex == 0u) {
+        post(tile, STATUS_AGGREGATE, aggregate);
     }
-    uint lane = lookback_lane(), lanes = lookback_lanes();
-    uint tile = current_tile;
-    ITEM_TYPE exclusive = carry_in();
-    bool seeded = tile > 0u || carry_in_present();
-    if (tile > 0u) {
-        post(tile, STATUS_AGGREGATE, aggregate, lane, lanes);
-        exclusive = look_back(tile);
+    ITEM_TYPE exclusive = tile > 0u ? look_back(tile) : carry_in();
+    if (gl_LocalInvocationIndex == 0u) {
+        ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
+        post(tile, STATUS_PREFIX, inclusive);
+        if (tile == params.tiles - 1u) {
+            write_pair(carry_out_at(), inclusive);
+        }
+        tile_prefix_slot = exclusive;
     }
-    ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
-    post(tile, STATUS_PREFIX, inclusive, lane, lanes);
-    if (tile == params.tiles - 1u && lane == 0u) {
-        write_pair(carry_out_at(), inclusive);
-    }
-    return exclusive;
+    barrier();
+    return tile_prefix_slot;
 }
 
 // ---- tiles in registers (CUB's blocked arrangement) --------------------------------------------
@@ -387,7 +394,130 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
     }
 }
 
+// ---- the look-back scan's tiles ------------------------------------------------------------------
 shared uint ticket;
+
+// Subgroup modules: each subgroup takes a contiguous part of the tile and walks it in rounds of one
+// vector a lane (neighbouring lanes, neighbouring vectors: every load and store coalesced, no
+// shared-memory transpose). A lane scans its vector in registers, a subgroup scan joins the lanes,
+// a running total joins the rounds, and shared memory joins the subgroups. Needs subgroups packed
+// in local-index order and whole subgroups, which the host checks before it picks a subgroup module
+// (and rounds the work-group size to).
+#if VKC_SUBGROUP_ARITHMETIC
+#if ITEM_VEC_WIDTH > 1
+#define VEC_AT(v, c) v[c]
+ITEM_VEC load_vector(uint at) { return vectors_in[at]; }
+void store_vector(uint at, ITEM_VEC x) { vectors_out[at] = x; }
+#else
+#define VEC_AT(v, c) v
+ITEM_VEC load_vector(uint at) { return items_in[at]; }
+void store_vector(uint at, ITEM_VEC x) { items_out[at] = x; }
+#endif
+shared ITEM_TYPE subgroup_totals[scratch_capacity];
+
+void scan_tile_raked(uint tile) {
+    const uint lane = gl_SubgroupInvocationID, lanes = gl_SubgroupSize, subgroup = gl_SubgroupID;
+    const uint rounds = items_per_invocation / ITEM_VEC_WIDTH;
+    const uint first_vector = (tile * tile_items() + subgroup * lanes * items_per_invocation) / ITEM_VEC_WIDTH;
+    const bool full = tile_full(tile); // uniform
+    ITEM_VEC v[VKC_ITEMS / ITEM_VEC_WIDTH];
+    for (uint r = 0u; r < rounds; ++r) {
+        uint at = first_vector + r * lanes + lane;
+        if (full) {
+            v[r] = load_vector(at);
+        } else {
+            // The last, partial tile: items past the count take the identity and are not written.
+            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                uint i = at * ITEM_VEC_WIDTH + c;
+                VEC_AT(v[r], c) = i < params.count ? items_in[i] : ITEM_IDENTITY;
+            }
+        }
+    }
+    // Per round: the lane's vector scanned in place (inclusive), and what comes before the lane
+    // within the subgroup's part: earlier rounds, then earlier lanes of this round.
+    ITEM_TYPE before_lane[VKC_ITEMS / ITEM_VEC_WIDTH];
+    ITEM_TYPE running = ITEM_IDENTITY; // op over the subgroup's earlier rounds
+    for (uint r = 0u; r < rounds; ++r) {
+        VEC_AT(v[r], 0) = ITEM_PREPARE(VEC_AT(v[r], 0));
+        for (uint c = 1u; c < ITEM_VEC_WIDTH; ++c) {
+            VEC_AT(v[r], c) = ITEM_COMBINE(VEC_AT(v[r], c - 1u), ITEM_PREPARE(VEC_AT(v[r], c)));
+        }
+        ITEM_TYPE lane_total = VEC_AT(v[r], ITEM_VEC_WIDTH - 1u);
+        ITEM_TYPE lanes_before = ITEM_SUBGROUP_EXCLUSIVE(lane_total);
+        ITEM_TYPE round_total = ITEM_SUBGROUP_TOTAL(lane_total);
+        before_lane[r] = r == 0u ? lanes_before : lane == 0u ? running : ITEM_COMBINE(running, lanes_before);
+        running = r == 0u ? round_total : ITEM_COMBINE(running, round_total);
+    }
+    // Subgroup totals through shared memory: each invocation folds the earlier subgroups' totals
+    // (its subgroup's prefix) and all of them (the tile's aggregate).
+    if (lane == 0u) {
+        subgroup_totals[subgroup] = running;
+    }
+    barrier();
+    ITEM_TYPE aggregate = subgroup_totals[0], before_subgroup = aggregate;
+    const uint subgroups = VKC_WORKGROUP_SIZE / lanes; // (Mesa 22's gl_NumSubgroups predates specialisation)
+    for (uint s = 1u; s < subgroups; ++s) {
+        before_subgroup = s == subgroup ? aggregate : before_subgroup;
+        aggregate = ITEM_COMBINE(aggregate, subgroup_totals[s]);
+    }
+    bool seeded;
+    ITEM_TYPE prefix = tile_prefix(tile, aggregate, seeded);
+    if (subgroup > 0u) {
+        prefix = seeded ? ITEM_COMBINE(prefix, before_subgroup) : before_subgroup;
+        seeded = true;
+    }
+    if (has_flag(FLAG_IN_PLACE)) {
+        // The tile's posts (by invocation 0) happen before any invocation overwrites its input, so a
+        // look-back that read overwritten items finds the post when it reads the status again.
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+    }
+    bool inclusive = !has_flag(FLAG_EXCLUSIVE);
+    for (uint r = 0u; r < rounds; ++r) {
+        bool lane_seeded = seeded || r > 0u || lane > 0u;
+        ITEM_TYPE seed = !seeded ? before_lane[r] : r == 0u && lane == 0u ? prefix
+                                                                           : ITEM_COMBINE(prefix, before_lane[r]);
+        ITEM_VEC x = v[r];
+        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            ITEM_TYPE through = lane_seeded ? ITEM_COMBINE(seed, VEC_AT(v[r], c)) : VEC_AT(v[r], c);
+            ITEM_TYPE upto = c == 0u ? (lane_seeded ? seed : ITEM_IDENTITY)
+                                     : (lane_seeded ? ITEM_COMBINE(seed, VEC_AT(v[r], c - 1u)) : VEC_AT(v[r], c - 1u));
+            VEC_AT(x, c) = inclusive ? through : upto;
+        }
+        uint at = first_vector + r * lanes + lane;
+        if (full) {
+            store_vector(at, x);
+        } else {
+            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                uint i = at * ITEM_VEC_WIDTH + c;
+                if (i < params.count) {
+                    items_out[i] = VEC_AT(x, c);
+                }
+            }
+        }
+    }
+}
+#else
+// Shared-memory modules: the blocked arrangement and the block scan, then the prefix in front.
+void scan_tile_blocked(uint tile) {
+    ITEM_TYPE items[VKC_ITEMS];
+    load_tile(tile, items);
+    ITEM_TYPE aggregate, unused;
+    VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE), VKC_PREFIX_NONE, ITEM_IDENTITY,
+                                             aggregate, unused);
+    bool seeded;
+    ITEM_TYPE prefix = tile_prefix(tile, aggregate, seeded);
+    if (seeded) {
+        for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = ITEM_COMBINE(prefix, items[i]);
+        }
+    }
+    if (has_flag(FLAG_IN_PLACE)) {
+        // See scan_tile_raked.
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+    }
+    store_tile(tile, items);
+}
+#endif
 
 // One tile a work-group. (Work-groups that loop over tickets measured 3 % faster on the H200 but gave
 // wrong sums on Mesa 22's lavapipe with two threads; one tile a group is right on both.)
@@ -395,22 +525,21 @@ void scan_look_back() {
     if (gl_LocalInvocationIndex == 0u) {
         ticket = atomicAdd(state[STATE_COUNTER], 1u); // tiles in the order groups start, not by ID
     }
+    if (gl_LocalInvocationIndex == 0u) {
+        for (uint k = 0u; k < 3u; ++k) {
+            window_cut[k] = WINDOW;
+        }
+    }
     barrier();
-    current_tile = ticket;
-    if (current_tile >= params.tiles) {
+    uint tile = ticket;
+    if (tile >= params.tiles) {
         return; // a spare group of a 2D grid
     }
-    ITEM_TYPE items[VKC_ITEMS];
-    load_tile(current_tile, items);
-    ITEM_TYPE aggregate, prefix;
-    VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE), VKC_PREFIX_CALLBACK, ITEM_IDENTITY,
-                                             aggregate, prefix);
-    if (has_flag(FLAG_IN_PLACE)) {
-        // The tile's posts (by subgroup 0) happen before any invocation overwrites its input, so a
-        // look-back that read overwritten items finds the post when it reads the status again.
-        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-    }
-    store_tile(current_tile, items);
+#if VKC_SUBGROUP_ARITHMETIC
+    scan_tile_raked(tile);
+#else
+    scan_tile_blocked(tile);
+#endif
 }
 
 // ---- chunks: reduce, and the reproducible scan -------------------------------------------------
