@@ -48,6 +48,11 @@ std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice pd) {
     return list;
 }
 
+bool pipeline_statistics_asked() {
+    const char* v = std::getenv("VKC_PIPELINE_STATS");
+    return v && std::strcmp(v, "0") != 0;
+}
+
 // Feature structs queried and then enabled as they are: what the device has of them, we use.
 struct DeviceFeatureChain {
     VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -56,6 +61,9 @@ struct DeviceFeatureChain {
     VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures extended{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
     VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+    // Only with VKC_PIPELINE_STATS=1 (a diagnostic for kernel work, see Impl::report_statistics).
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     std::vector<const char*> extensions; // device extensions these structs need on a Vulkan 1.1 device
 
     // Builds the chain from what the device knows about, so no struct it cannot parse is passed.
@@ -78,6 +86,11 @@ struct DeviceFeatureChain {
             *tail = &storage8;
             tail = &storage8.pNext;
             if (!v12) extensions.push_back(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+        }
+        if (pipeline_statistics_asked() && has_extension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+            *tail = &executable_info;
+            tail = &executable_info.pNext;
+            extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
         }
         vkGetPhysicalDeviceFeatures2(pd, &core);
     }
@@ -338,6 +351,7 @@ void Context::Impl::create(const ContextOptions& opts) {
                        chain.storage16.storageBuffer16BitAccess};
     chain.float16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, chain.float16.pNext,
                      chain.float16.shaderFloat16, chain.float16.shaderInt8};
+    statistics = chain.executable_info.pipelineExecutableInfo == VK_TRUE;
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -520,10 +534,46 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = &spec;
     info.layout = pipeline_layout;
+    if (statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkPipeline p = VK_NULL_HANDLE;
     check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &p), "vkCreateComputePipelines");
+    if (statistics) {
+        report_statistics(p, std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
+                                 (staged ? " staged" : ""));
+    }
     pipelines[key] = p;
     return p;
+}
+
+// VKC_PIPELINE_STATS=1: what the driver says of each pipeline it compiled (registers, shared memory,
+// spills on NVIDIA), on stderr. Occupancy is what limits latency-bound kernels such as the look-back
+// scan, and no other tool sees it for Vulkan compute.
+void Context::Impl::report_statistics(VkPipeline p, const std::string& what) {
+    VkPipelineInfoKHR pipeline_info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+    pipeline_info.pipeline = p;
+    uint32_t executables = 0;
+    if (vk.vkGetPipelineExecutablePropertiesKHR(device, &pipeline_info, &executables, nullptr) != VK_SUCCESS) return;
+    for (uint32_t e = 0; e < executables; ++e) {
+        VkPipelineExecutableInfoKHR exec{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+        exec.pipeline = p;
+        exec.executableIndex = e;
+        uint32_t n = 0;
+        vk.vkGetPipelineExecutableStatisticsKHR(device, &exec, &n, nullptr);
+        std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+        vk.vkGetPipelineExecutableStatisticsKHR(device, &exec, &n, stats.data());
+        std::string line = "pipeline " + what + ":";
+        for (const auto& s : stats) {
+            line += std::string(" ") + s.name + "=";
+            switch (s.format) {
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line += s.value.b32 ? "true" : "false"; break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line += std::to_string(s.value.i64); break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line += std::to_string(s.value.u64); break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: line += std::to_string(s.value.f64); break;
+            default: line += "?";
+            }
+        }
+        std::fprintf(stderr, "%s\n", line.c_str());
+    }
 }
 
 // Timestamps around what is recorded between the two, when timing is on.

@@ -52,6 +52,7 @@ struct Context::Impl {
     double last_gpu_ms = 0;
     double timestamp_period_ns = 0; // 0: the queue has no timestamps
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
+    bool statistics = false; // VKC_PIPELINE_STATS=1 and the driver can tell
     Buffer scratch; // device-wide scan and reduce on the Context's own buffers
 
     void create(const ContextOptions& opts);
@@ -62,6 +63,7 @@ struct Context::Impl {
     void submit_and_wait();
     void start_timed();
     void finish_timed();
+    void report_statistics(VkPipeline p, const std::string& what);
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged);
 };
 

@@ -1,6 +1,7 @@
 // Device-wide scan and reduce: plans (fills, dispatches and barriers recorded into any command
 // buffer of the Context's device) and the convenience forms built on them.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -19,6 +20,12 @@ constexpr uint64_t default_stream_bytes = 256ull << 20;
 
 uint32_t vector_width(Type t) { return t == Type::u32x2 ? 1 : size_of(t) == 8 ? 2 : 4; }
 uint32_t status_words(Type t) { return size_of(t) <= 2 ? 1 : uint32_t(size_of(t) / 2); }
+// Predecessors a look-back round reads (capped at the work-group size by the shader).
+// VKC_LOOKBACK_WINDOW overrides it, for kernel experiments.
+uint32_t lookback_window(uint32_t workgroup_size) {
+    if (const char* v = std::getenv("VKC_LOOKBACK_WINDOW")) return uint32_t(std::strtoul(v, nullptr, 10));
+    return std::min<uint32_t>(workgroup_size, 32);
+}
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
@@ -307,6 +314,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
             fill(4 * state_header_words, 4 * tiles * status_words(type));
             st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
+            p.chunk_tiles = lookback_window(l.tile.workgroup_size);
             dispatch(uint32_t(s), p, tiles);
         } else {
             st.steps.push_back({Step::to_compute});

@@ -64,7 +64,7 @@ layout(push_constant, std430) uniform Params {
     uint flags;
     uint mode;
     uint spin_limit;  // MODE_SCAN: polls of an unposted predecessor before computing it
-    uint chunk_tiles; // other modes: tiles a work-group takes
+    uint chunk_tiles; // MODE_SCAN: predecessors a look-back round reads; other modes: tiles a work-group takes
     uint chunks;      // other modes: work-groups
     uint zero;        // 0 (see read_status)
 } params;
@@ -146,105 +146,115 @@ ITEM_TYPE reduce_tile_input(uint tile) {
 }
 
 // ---- the look-back: the whole work-group, in rounds ------------------------------------------------
-// Each round, the first WINDOW invocations read a predecessor's status each (invocation k the k-th
-// nearest), one barrier, and every invocation derives the same decision from shared memory: fold in
-// the aggregates up to the first inclusive prefix, poll again, or compute a silent predecessor from
-// its input. Control flow is uniform across the work-group throughout (the decisions come from shared
-// memory after a barrier), so no invocation spins alone and nothing relies on a subgroup staying
-// converged in a loop (Vulkan promises that only with VK_KHR_shader_maximal_reconvergence; NVIDIA's
-// driver split a subgroup-wide polling loop and folded garbage). Invocation 0 carries the fold.
-const uint WINDOW = 32u;
-// Window entries, double-buffered by round parity: a round writes one half while invocation 0 may
-// still fold the other.
-shared uint window_flags[2u * WINDOW];
-shared ITEM_TYPE window_values[2u * WINDOW];
-// The nearest entry that is not an aggregate, by shared atomicMin; three slots in rotation, each
-// reset two rounds before it is used again (scan_look_back resets all three first).
+// Each round the last invocations read one predecessor's status each (invocation m the one at
+// distance size-1-m from the nearest tile not yet folded, so that invocation order is tile order),
+// the nearest entry that is not an aggregate is found through shared memory, and one work-group
+// reduce folds the aggregates in front of it (and it too, if it is an inclusive prefix). A round reads
+// a window of tiles (params.chunk_tiles, chosen by the host); once it meets a silent one, rounds poll that tile alone until it posts. Status lines
+// are hot (every tile in flight reads its predecessors'), and on the H100 polling a whole window at
+// once cost more than a third of the speed.
+// Control flow is uniform across the work-group throughout (every decision comes from shared memory
+// after a barrier), so no invocation spins alone and nothing relies on a subgroup staying converged
+// in a loop (Vulkan promises that only with VK_KHR_shader_maximal_reconvergence; NVIDIA's driver
+// split a subgroup-wide polling loop and folded garbage).
+// Window flags, double-buffered by round parity (indexed by distance); `window_cut` holds the distance of the nearest entry
+// that is not an aggregate, by shared atomicMin, in three slots in rotation, each reset two rounds
+// before it is used again (scan_look_back resets all three first).
+const uint STATUS_UNREAD = 3u; // past this round's reach
+shared uint window_flags[2u * scratch_capacity];
 shared uint window_cut[3];
 shared uint recheck_flag;
 shared ITEM_TYPE recheck_value;
 
-// The exclusive prefix of `tile` (> 0) in invocation 0: op over every earlier tile, and the carry in.
+// The exclusive prefix of `tile` (> 0), in every invocation: op over every earlier tile, and the carry in.
 ITEM_TYPE look_back(uint tile) {
-    const uint me = gl_LocalInvocationIndex;
-    const uint window = min(VKC_WORKGROUP_SIZE, WINDOW);
+    const uint window = clamp(params.chunk_tiles, 1u, VKC_WORKGROUP_SIZE);
+    const uint distance = VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex;
     bool forced = has_flag(FLAG_FORCE_FALLBACK);
     bool have = false;
     ITEM_TYPE acc = ITEM_IDENTITY; // op over tiles (nearest, tile)
     int nearest = int(tile) - 1;    // the nearest tile not yet folded in
+    uint reach = window;            // tiles read this round: the window, or 1 while polling a silent one
     uint polls = 0u;
-    // Every round either polls (at most spin_limit times for one silent tile) or folds in at least one
-    // tile, so this bound is never reached by a correct run; it guarantees the loop ends whatever the
+    // Every round either folds in at least one tile or polls (at most spin_limit times for one silent
+    // tile), so this bound is never reached by a correct run; it guarantees the loop ends whatever the
     // device does, and past it the prefix is computed from the input outright.
     const uint max_rounds = (tile + 1u) * (params.spin_limit + 2u);
     for (uint round = 0u; round < max_rounds; ++round) {
-        uint half_at = (round & 1u) * WINDOW;
+        uint half_at = (round & 1u) * VKC_WORKGROUP_SIZE;
         uint slot = round % 3u;
-        if (me < window) {
-            int mine = nearest - int(me);
-            uint flag;
-            ITEM_TYPE value;
+        int mine = nearest - int(distance);
+        uint flag = STATUS_UNREAD;
+        ITEM_TYPE value = ITEM_IDENTITY;
+        if (distance < reach) {
             if (mine >= 0) {
                 read_status(uint(mine), 0u, flag, value);
                 flag = forced && mine == int(tile) - 1 ? STATUS_NONE : flag;
-            } else {
+            } else if (mine == -1) {
                 flag = STATUS_PREFIX; // before tile 0: the carry in, as an inclusive prefix
                 value = carry_in();
             }
-            window_flags[half_at + me] = flag;
-            window_values[half_at + me] = value;
+            window_flags[half_at + distance] = flag;
             if (flag != STATUS_AGGREGATE) {
-                atomicMin(window_cut[slot], me);
+                atomicMin(window_cut[slot], distance);
             }
         }
         barrier();
-        uint cut = window_cut[slot]; // == window: all aggregates
-        uint cut_flag = cut < window ? window_flags[half_at + cut] : STATUS_AGGREGATE;
-        if (me == 0u) {
-            window_cut[(round + 2u) % 3u] = window;
+        uint cut = min(window_cut[slot], reach); // == reach: every entry read was an aggregate
+        uint cut_flag = cut < reach ? window_flags[half_at + cut] : STATUS_UNREAD;
+        if (gl_LocalInvocationIndex == 0u) {
+            window_cut[(round + 2u) % 3u] = VKC_WORKGROUP_SIZE;
         }
-        int lost = nearest - int(cut);
-        if (cut_flag == STATUS_NONE && polls < params.spin_limit && !(forced && lost == int(tile) - 1)) {
-            ++polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
-            continue;
-        }
-        // Entries [0, folded) go in, the farthest first in front: tiles keep their order.
+        // Entries nearer than the cut are aggregates, and an inclusive prefix at the cut ends the walk:
+        // they go in, in tile order, whatever happens next.
         uint folded = cut_flag == STATUS_PREFIX ? cut + 1u : cut;
-        if (me == 0u) {
-            for (uint k = 0u; k < folded; ++k) {
-                acc = have || k > 0u ? ITEM_COMBINE(window_values[half_at + k], acc) : window_values[half_at + k];
-            }
+        if (folded > 0u) { // uniform
+            ITEM_TYPE part, unused;
+            VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(distance < folded ? value : ITEM_IDENTITY, unused, part);
+            acc = have ? ITEM_COMBINE(part, acc) : part;
+            have = true;
+            nearest -= int(folded);
+            polls = 0u;
         }
-        have = have || folded > 0u;
         if (cut_flag == STATUS_PREFIX) {
             return acc;
         }
-        if (cut_flag == STATUS_AGGREGATE) {
-            nearest -= int(window);
-            polls = 0u;
+        if (cut_flag == STATUS_UNREAD) {
+            reach = window;
+            continue;
+        }
+        // nearest is now the silent tile: poll it alone.
+        reach = 1u;
+        if (polls < params.spin_limit && !(forced && nearest == int(tile) - 1)) {
+            ++polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
             continue;
         }
         // The fallback: compute the silent tile's total ourselves.
-        ITEM_TYPE computed = reduce_tile_input(uint(lost));
+        uint lost = uint(nearest);
+        ITEM_TYPE computed = reduce_tile_input(lost);
         if (has_flag(FLAG_IN_PLACE)) {
             // In place, the tile may have posted and overwritten its input while we read it. It
-            // posts before it stores (the device-scope barrier in scan_look_back), so if any item read
+            // posts before it stores (the device-scope barrier in the tile scans), so if any item read
             // was overwritten, a status read after the items (through `computed`, which every item
             // feeds) shows the post, and the posted value wins.
-            if (me == 0u) {
-                read_status(uint(lost), to_bits(computed).x, recheck_flag, recheck_value);
+            if (gl_LocalInvocationIndex == 0u) {
+                read_status(lost, to_bits(computed).x, recheck_flag, recheck_value);
             }
             barrier();
-            if (recheck_flag == STATUS_PREFIX) {
-                return have ? ITEM_COMBINE(recheck_value, acc) : recheck_value;
+            uint again = recheck_flag;
+            ITEM_TYPE posted = recheck_value;
+            barrier(); // read before a later round writes them
+            if (again == STATUS_PREFIX) {
+                return have ? ITEM_COMBINE(posted, acc) : posted;
             }
-            if (recheck_flag == STATUS_AGGREGATE) {
-                computed = recheck_value;
+            if (again == STATUS_AGGREGATE) {
+                computed = posted;
             }
         }
         acc = have ? ITEM_COMBINE(computed, acc) : computed;
         have = true;
-        nearest = lost - 1;
+        nearest = int(lost) - 1;
+        reach = window;
         polls = 0u;
     }
     // Not reached in a correct run (see max_rounds): op over the input before this tile, and the carry.
@@ -257,8 +267,6 @@ ITEM_TYPE look_back(uint tile) {
     }
     return all;
 }
-
-shared ITEM_TYPE tile_prefix_slot;
 
 // Post the aggregate, look back, post the inclusive prefix; returns the tile's exclusive prefix in
 // every invocation, with `seeded` false where there is none (tile 0 without a carry in). Uniform.
@@ -274,10 +282,8 @@ ITEM_TYPE tile_prefix(uint tile, ITEM_TYPE aggregate, out bool seeded) {
         if (tile == params.tiles - 1u) {
             write_pair(carry_out_at(), inclusive);
         }
-        tile_prefix_slot = exclusive;
     }
-    barrier();
-    return tile_prefix_slot;
+    return exclusive;
 }
 
 // ---- tiles in registers (CUB's blocked arrangement) --------------------------------------------
@@ -519,15 +525,16 @@ void scan_tile_blocked(uint tile) {
 }
 #endif
 
-// One tile a work-group. (Work-groups that loop over tickets measured 3 % faster on the H200 but gave
-// wrong sums on Mesa 22's lavapipe with two threads; one tile a group is right on both.)
+// One tile a work-group. Work-groups that loop over tickets, taking the next ticket and loading its
+// tile before this tile's look-back, ran at half the speed on the H100 (a taken ticket whose tile
+// waits for its group's current one holds up every later tile's look-back).
 void scan_look_back() {
     if (gl_LocalInvocationIndex == 0u) {
         ticket = atomicAdd(state[STATE_COUNTER], 1u); // tiles in the order groups start, not by ID
     }
     if (gl_LocalInvocationIndex == 0u) {
         for (uint k = 0u; k < 3u; ++k) {
-            window_cut[k] = WINDOW;
+            window_cut[k] = VKC_WORKGROUP_SIZE;
         }
     }
     barrier();
