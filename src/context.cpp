@@ -850,7 +850,10 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     BlockParams params{};
     params.count = uint32_t(r.count);
     params.tiles_per_group = r.tiles_per_group;
-    params.flags = (r.seeded ? 1u : 0u) | (r.running ? 2u : 0u) | (record ? 4u : 0u);
+    if (r.prefix_callback && !r.running) {
+        throw Error("BlockRequest.prefix_callback carries a running prefix: it needs running = true");
+    }
+    params.flags = (r.seeded ? 1u : 0u) | (r.running ? 2u : 0u) | (record ? 4u : 0u) | (r.prefix_callback ? 8u : 0u);
     params.seed[0] = uint32_t(r.seed_bits);
     params.seed[1] = uint32_t(r.seed_bits >> 32);
     params.seed[2] = 0x9e3779b9u; // junk for every invocation but the first: a running prefix must ignore it

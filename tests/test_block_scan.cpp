@@ -29,13 +29,13 @@ const std::vector<WorkgroupShape>& cub_shapes() {
 // multiplied out: every shape x items count meets each collective, and the prefix modes rotate.
 TEST_CASE("block scan: CUB's sizes x items 1, 2, 3, 9 x reduce/inclusive/exclusive on uint add") {
     uint64_t seed = 1;
-    const Prefix prefixes[3] = {Prefix::none, Prefix::seeded, Prefix::running};
+    const Prefix prefixes[4] = {Prefix::none, Prefix::seeded, Prefix::running, Prefix::callback};
     for (const WorkgroupShape& shape : cub_shapes()) {
         for (uint32_t items : {1u, 2u, 3u, 9u}) {
             block_case(Collective::block_reduce, Type::u32, Op::add, shape, items, Prefix::none, Path::subgroup, seed++);
-            block_case(Collective::block_scan_inclusive, Type::u32, Op::add, shape, items, prefixes[seed % 3],
+            block_case(Collective::block_scan_inclusive, Type::u32, Op::add, shape, items, prefixes[seed % 4],
                        Path::subgroup, seed++);
-            block_case(Collective::block_scan_exclusive, Type::u32, Op::add, shape, items, prefixes[seed % 3],
+            block_case(Collective::block_scan_exclusive, Type::u32, Op::add, shape, items, prefixes[seed % 4],
                        Path::subgroup, seed++);
         }
     }
@@ -49,6 +49,8 @@ TEST_CASE("block scan: the raking algorithm") {
                        Path::shared_memory, seed++);
             block_case(Collective::block_scan_exclusive, Type::i64, Op::add, shape, items, Prefix::seeded,
                        Path::shared_memory, seed++);
+            block_case(Collective::block_scan_exclusive, Type::u32, Op::max, shape, items, Prefix::callback,
+                       Path::shared_memory, seed++);
         }
     }
 }
@@ -57,13 +59,13 @@ TEST_CASE("block scan: every type and op, collectives, prefixes and algorithms i
     uint64_t seed = 900;
     const Collective collectives[3] = {Collective::block_scan_inclusive, Collective::block_scan_exclusive,
                                        Collective::block_reduce};
-    const Prefix prefixes[3] = {Prefix::running, Prefix::seeded, Prefix::none};
+    const Prefix prefixes[4] = {Prefix::running, Prefix::seeded, Prefix::none, Prefix::callback};
     int k = 0;
     for (Type t : test::every_type()) {
         for (Op op : test::every_op()) {
             if (!has_op(t, op)) continue;
             Path algorithm = k % 2 ? Path::shared_memory : Path::subgroup;
-            block_case(collectives[k % 3], t, op, {65, 2, 1}, 3, prefixes[(k / 3) % 3], algorithm, seed++);
+            block_case(collectives[k % 3], t, op, {65, 2, 1}, 3, prefixes[(k / 3) % 4], algorithm, seed++);
             ++k;
         }
     }
@@ -76,6 +78,10 @@ TEST_CASE("block scan: running prefix with all-ones input and 128 invocations gi
     ctx.upload(in, ones.data(), 1024);
     BlockRequest r{Collective::block_scan_exclusive, Type::u32, Op::add, {128}, 1, 2, 256};
     r.running = true; // seed 0
+    bool callback = false;
+    SUBCASE("running forms") {}
+    SUBCASE("prefix callback") { callback = true; }
+    r.prefix_callback = callback;
     ctx.run(r, in, out, &record);
     std::vector<uint32_t> got(256), rec(512);
     ctx.download(out, got.data(), 1024);
@@ -101,4 +107,6 @@ TEST_CASE("block scan: bad requests") {
     r.type = Type::u32;
     Buffer small = ctx.create_buffer(8);
     CHECK_THROWS_WITH_AS(ctx.run(r, b, b, &small), doctest::Contains("record"), Error);
+    r.prefix_callback = true; // without running
+    CHECK_THROWS_WITH_AS(ctx.run(r, b, b), doctest::Contains("prefix_callback"), Error);
 }

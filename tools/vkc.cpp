@@ -148,7 +148,7 @@ int selftest(int argc, char** argv) {
                             b.groups = 4;
                             b.items_per_invocation = items;
                             b.algorithm = algorithm;
-                            b.prefix = c == Collective::block_reduce ? Prefix::none : Prefix(k % 3);
+                            b.prefix = c == Collective::block_reduce ? Prefix::none : Prefix(k % 4);
                             row.cases.push_back(b);
                             ++k;
                         }

@@ -116,6 +116,9 @@ struct BlockRequest {
     uint64_t count = 0;
     bool seeded = false;   // every tile's scan starts from `seed` (exclusive: its first item is seed)
     bool running = false;  // carry a running prefix across a group's tiles, starting from `seed`
+    // With running: carry it through a prefix callback (vkc_block_scan_*_callback_*, CUB's
+    // BlockPrefixCallbackOp) that keeps the running prefix as its own state, not the running forms.
+    bool prefix_callback = false;
     uint64_t seed_bits = 0; // the seed's bits, in the low bytes for narrower types
     // Algorithm: subgroup (subgroup scans joined through shared memory; raking where the device
     // lacks what they need) or shared_memory (the raking scan, CUB's BLOCK_SCAN_RAKING).

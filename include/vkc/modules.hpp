@@ -36,7 +36,7 @@ static_assert(sizeof(ModuleParams) == 32);
 struct BlockParams {
     uint32_t count;           // valid items
     uint32_t tiles_per_group; // tiles each work-group scans in turn
-    uint32_t flags;           // 1: seeded, 2: running prefix, 4: write the record (binding 2)
+    uint32_t flags;           // 1: seeded, 2: running prefix, 4: write the record (binding 2), 8: by callback
     uint32_t reserved;
     uint32_t seed[4];         // seed bits (low word first); [2], [3]: junk other invocations start from
 };

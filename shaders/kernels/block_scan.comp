@@ -29,6 +29,11 @@ bool staged_per_subgroup;
 #define VKC_ITEMS_ACTIVE items_per_invocation
 
 #include "custom_ops.glsl"
+// FLAG_CALLBACK: the running prefix is kept by a prefix callback (CUB's BlockPrefixCallbackOp), the
+// header's callback forms; defined below, once the buffers and item helpers are declared.
+#include "vkc/common.glsl" // the extensions that name ITEM_TYPE
+ITEM_TYPE running_prefix_callback(ITEM_TYPE aggregate);
+#define VKC_BLOCK_PREFIX_CALLBACK running_prefix_callback
 #define VKC_TYPE ITEM_TYPE
 #define VKC_OP ITEM_OP
 #include "vkc/block_scan.glsl"
@@ -49,8 +54,24 @@ layout(push_constant, std430) uniform Params {
 const uint FLAG_SEEDED = 1u;   // scans start from the seed
 const uint FLAG_RUNNING = 2u;  // the seed is a running prefix carried across tiles
 const uint FLAG_RECORD = 4u;   // write aggregates and running prefixes to `record`
+const uint FLAG_CALLBACK = 8u; // with FLAG_RUNNING: carry it through the prefix callback instead
 
 #include "item_bits.glsl"
+
+// The callback's state, as a CUB prefix functor's: each caller's own running prefix. Every invocation
+// of subgroup 0 calls it, but only invocation 0's state starts from the seed (the others from junk),
+// so a scan that used any other caller's answer would fail the tests. Invocation 0 publishes the
+// carry after the tile in `callback_carry`.
+ITEM_TYPE callback_running;
+shared ITEM_TYPE callback_carry;
+ITEM_TYPE running_prefix_callback(ITEM_TYPE aggregate) {
+    ITEM_TYPE prefix = callback_running;
+    callback_running = ITEM_COMBINE(prefix, aggregate);
+    if (gl_LocalInvocationIndex == 0u) {
+        callback_carry = callback_running;
+    }
+    return prefix;
+}
 
 // One padding item per 32, so that invocations reading their consecutive items (stride = items per
 // invocation) fall in different banks.
@@ -75,6 +96,8 @@ void main() {
     ITEM_TYPE running = from_bits(gl_LocalInvocationIndex == 0u ? params.seed.xy : params.seed.zw + gl_LocalInvocationIndex,
                                   ITEM_TYPE(0));
     ITEM_TYPE seed = from_bits(params.seed.xy, ITEM_TYPE(0));
+    bool callback_mode = running_mode && (params.flags & FLAG_CALLBACK) != 0u;
+    callback_running = ITEM_PREPARE(running);
 #if VKC_SUBGROUP_ARITHMETIC
     // Where subgroups are packed in order and full, each subgroup owns the contiguous part of the
     // tile its invocations hold, and moves it through the stage alone (CUB's warp transpose): no
@@ -124,7 +147,11 @@ void main() {
             items[i] = aggregate;
         }
 #else
-        if (running_mode) {
+        if (callback_mode) {
+            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_callback_, ITEM_OP))(items, aggregate);
+            running = callback_carry; // written before the scan's prefix barriers
+            barrier(); // read before the next tile's callback writes it
+        } else if (running_mode) {
             VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_running_, ITEM_OP))(items, running, aggregate);
         } else if (seeded) {
             VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_seeded_, ITEM_OP))(items, seed, aggregate);

@@ -497,7 +497,8 @@ void block_case(Runner& r, const Case& c, Rng& rng) {
     T seed = random_value<T>(c.op, rng);
     BlockRequest req{c.collective, c.type, c.op, c.shape, c.items_per_invocation, c.tiles_per_group, count};
     req.seeded = c.prefix != Case::Prefix::none;
-    req.running = c.prefix == Case::Prefix::running;
+    req.running = c.prefix == Case::Prefix::running || c.prefix == Case::Prefix::callback;
+    req.prefix_callback = c.prefix == Case::Prefix::callback;
     std::memcpy(&req.seed_bits, &seed, sizeof(T));
     req.algorithm = c.algorithm;
     r.outcome.module = r.ctx.select_module(c.collective, c.type, c.op, c.algorithm).name;
@@ -810,7 +811,10 @@ std::string Case::label() const {
     }
     if (is_block(collective)) {
         s += " items " + std::to_string(items_per_invocation);
-        s += prefix == Prefix::seeded ? " seeded" : prefix == Prefix::running ? " running" : "";
+        s += prefix == Prefix::seeded    ? " seeded"
+             : prefix == Prefix::running ? " running"
+             : prefix == Prefix::callback ? " callback"
+                                          : "";
         s += algorithm == Path::shared_memory ? " raking" : "";
     }
     return s + " " + shape.text();

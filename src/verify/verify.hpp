@@ -27,7 +27,8 @@ struct Case {
     // last tiles are partial and empty when short_tail is set), the prefix mode and the algorithm.
     uint32_t items_per_invocation = 1;
     uint32_t tiles_per_group = 3;
-    enum class Prefix { none, seeded, running } prefix = Prefix::none;
+    // running: the running forms; callback: the same carry through a prefix callback
+    enum class Prefix { none, seeded, running, callback } prefix = Prefix::none;
     Path algorithm = Path::subgroup; // shared_memory: the raking scan
     std::string label() const; // "scan_inclusive add uint 32x4x1"
 };

@@ -26,9 +26,8 @@
 // called once per tile with the tile's aggregate and returns the tile's prefix; as in CUB, every
 // invocation of subgroup 0 calls it (in uniform control flow, so it may use subgroup operations) and
 // invocation 0's answer counts. Without subgroups (VKC_SUBGROUP_ARITHMETIC 0, or subgroups not
-// packed) invocation 0 alone calls it. (No shipped kernel defines a callback at present:
-// shaders/kernels/device_scan.comp now looks back with the whole work-group between the block scan
-// and the stores, so these forms are not exercised by the tests; the running forms above are.)
+// packed) invocation 0 alone calls it. shaders/kernels/block_scan.comp shows one: a running prefix kept in the
+// callback's own state, as CUB's examples do (tested with junk answers from every other caller).
 //
 // `aggregate` is op over the tile's items, without the seed or prefix, in every invocation. A
 // partial tile is scanned by giving the missing items the identity (vkc_identity_<op>) and not
