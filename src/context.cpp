@@ -862,7 +862,10 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
     // One item per invocation is striped and blocked at once: no stage needed.
-    bool staged = r.items_per_invocation > 1 && tile * size_of(m.type) <= block_stage_bytes;
+    // Tiles go through shared memory for coalesced access, except where an invocation's items are one
+    // 8-byte vector (two 32-bit items: the kernel loads and stores them as one, already coalesced).
+    bool paired = r.items_per_invocation == 2 && size_of(m.type) == 4;
+    bool staged = r.items_per_invocation > 1 && !paired && tile * size_of(m.type) <= block_stage_bytes;
     dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
               grid_x, grid_y});
 }

@@ -1,6 +1,7 @@
 // Device-wide scan and reduce: plans (fills, dispatches and barriers recorded into any command
 // buffer of the Context's device) and the convenience forms built on them.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -12,7 +13,7 @@ namespace {
 
 constexpr uint32_t mode_scan = 0, mode_reduce = 1, mode_reduce_chunks = 2, mode_scan_chunks = 3;
 constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
-                   flag_in_place = 16;
+                   flag_in_place = 16, flag_stats = 32;
 constexpr uint32_t state_header_words = 8; // counter, two carry slots (see device_scan.comp)
 constexpr uint32_t default_spin_limit = 256;
 // Host arrays go to the device this many bytes at a time by default.
@@ -26,6 +27,9 @@ uint32_t lookback_window(uint32_t workgroup_size) {
     if (const char* v = std::getenv("VKC_LOOKBACK_WINDOW")) return uint32_t(std::strtoul(v, nullptr, 10));
     return std::min<uint32_t>(workgroup_size, 32);
 }
+// VKC_LOOKBACK_STATS=1: the look-back counts its rounds, the tiles it walks back and its fallbacks
+// (state words 1, 6, 7), and Context::scan prints them per tile (a kernel experiment's diagnostic).
+bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
@@ -311,6 +315,11 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         if (s > 0) st.steps.push_back({Step::compute_to_compute});
         fill(0, 4); // the ticket / finished-group counter
         if (!reduce && !o.reproducible) {
+            if (lookback_stats()) {
+                p.flags |= flag_stats;
+                fill(4, 4);
+                fill(24, 8);
+            }
             fill(4 * state_header_words, 4 * tiles * status_words(type));
             st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
@@ -362,7 +371,15 @@ Buffer& Context::scratch_for(uint64_t bytes) {
 void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
     if (count == 0) return;
     Buffer& scratch = scratch_for(scan_scratch_bytes(type, count, o));
-    run_plan(make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), o, false, 0));
+    ScanPlan plan = make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), o, false, 0);
+    run_plan(plan);
+    if (lookback_stats() && !o.reproducible) {
+        uint32_t header[state_header_words];
+        download(scratch, header, sizeof header);
+        double tiles = double(ceil_div(count, scan_tile(type, o).items()));
+        std::fprintf(stderr, "look-back (last segment): %.0f tiles; per tile %.2f rounds, %.2f tiles walked, %.4f fallbacks\n",
+                     tiles, header[1] / tiles, header[6] / tiles, header[7] / tiles);
+    }
 }
 
 void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {

@@ -50,3 +50,33 @@ TEST_CASE("types: names parse back, half converts both ways") {
     CHECK(float(half::from_bits(0x0001)) == 5.9604645e-8f);
     CHECK(half(1.0f + 1.0f / 4096).bits == 0x3c00); // rounds to nearest even
 }
+
+// The table must name every device feature a module's SPIR-V declares a capability for: a module
+// that used, say, subgroupShuffleUp without listing shuffle_relative would be picked on a device that
+// cannot run it.
+TEST_CASE("modules: the table lists every feature the SPIR-V capabilities need") {
+    // SPIR-V capability -> the feature it needs (capabilities of Vulkan 1.1 compute need none).
+    const std::pair<uint32_t, Feature> needs[] = {
+        {9, Feature::shader_float16},      {10, Feature::shader_float64},
+        {11, Feature::shader_int64},       {22, Feature::shader_int16},
+        {39, Feature::shader_int8},        {61, Feature::subgroup_basic},
+        {62, Feature::subgroup_vote},      {63, Feature::subgroup_arithmetic},
+        {65, Feature::subgroup_shuffle},   {66, Feature::subgroup_shuffle_relative},
+    };
+    for (const ModuleInfo& m : modules()) {
+        size_t words = m.code_bytes / 4;
+        // Instructions start after the 5-word header; OpCapability (17) comes first.
+        for (size_t at = 5; at < words;) {
+            uint32_t count = m.code[at] >> 16, opcode = m.code[at] & 0xffffu;
+            if (count == 0) break;
+            if (opcode == 17) {
+                for (const auto& [capability, feature] : needs) {
+                    if (m.code[at + 1] == capability) CHECK_MESSAGE(any(m.required & feature), std::string(m.name), " capability ", capability);
+                }
+            } else if (opcode != 11 && opcode != 10) { // past OpCapability, OpExtension, OpExtInstImport
+                break;
+            }
+            at += count;
+        }
+    }
+}

@@ -43,6 +43,12 @@ layout(set = 0, binding = 1, std430) writeonly buffer Output { ITEM_TYPE items_o
 // Per tile t: [2t*size, 2t*size + size) the aggregate each invocation saw; then the running prefix
 // each invocation holds after the tile. Written only when FLAG_RECORD is set.
 layout(set = 0, binding = 2, std430) writeonly buffer Record { ITEM_TYPE record[]; };
+#if ITEM_BYTES == 4
+// Two 32-bit items an invocation are one 8-byte load and store: neighbouring invocations touch
+// neighbouring pairs, coalesced without a trip through shared memory (the host does not stage them).
+layout(set = 0, binding = 0, std430) readonly buffer InputPairs { uvec2 pairs_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer OutputPairs { uvec2 pairs_out[]; };
+#endif
 
 layout(push_constant, std430) uniform Params {
     uint count;           // valid items; tiles past them are partial or empty
@@ -110,6 +116,7 @@ void main() {
     staged_per_subgroup = false;
     const uint lanes = 1u, lane = 0u, segment = 0u;
 #endif
+    const bool paired = ITEM_BYTES == 4 && items_per_invocation == 2u && !staged;
     for (uint k = 0u; k < params.tiles_per_group; ++k) {
         uint tile = group * params.tiles_per_group + k;
         uint tile_base = tile * tile_items;
@@ -135,6 +142,12 @@ void main() {
             for (uint i = 0u; i < items_per_invocation; ++i) {
                 items[i] = stage[padded(mine + i)];
             }
+        } else if (paired && base + 2u <= params.count) {
+#if ITEM_BYTES == 4
+            uvec2 pair = pairs_in[base / 2u];
+            items[0] = from_bits(uvec2(pair.x, 0u), ITEM_TYPE(0));
+            items[1] = from_bits(uvec2(pair.y, 0u), ITEM_TYPE(0));
+#endif
         } else {
             for (uint i = 0u; i < items_per_invocation; ++i) {
                 items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
@@ -183,6 +196,10 @@ void main() {
                 }
             }
             barrier(); // the next tile's loads rewrite the stage, and its scan the scratch
+        } else if (paired && base + 2u <= params.count) {
+#if ITEM_BYTES == 4
+            pairs_out[base / 2u] = uvec2(to_bits(items[0]).x, to_bits(items[1]).x);
+#endif
         } else {
             for (uint i = 0u; i < items_per_invocation; ++i) {
                 if (base + i < params.count) {

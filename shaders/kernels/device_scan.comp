@@ -22,6 +22,7 @@
 //
 // Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 state (uint words):
 //   [0] ticket or finished-group counter, zeroed by the host before each dispatch
+//   [1], [6], [7] with FLAG_STATS: look-back rounds, tiles walked back and fallbacks, summed over tiles
 //   [2, 3] and [4, 5] carry slots: the running total in from the previous dispatch and out to the
 //          next (buffers past maxStorageBufferRange, host arrays streamed in chunks), alternating
 //   [8, ...) MODE_SCAN: tile status, STATUS_WORDS words a tile, zeroed by the host before each
@@ -75,7 +76,9 @@ const uint FLAG_CARRY_IN = 2u;        // start from the carry the previous dispa
 const uint FLAG_CARRY_SLOT = 4u;      // read the carry from slot 1 and write slot 0 (else the reverse)
 const uint FLAG_FORCE_FALLBACK = 8u;  // test setting: never trust the predecessor's post
 const uint FLAG_IN_PLACE = 16u;       // output aliases input: a tile's input is gone once it has posted
+const uint FLAG_STATS = 32u;          // count look-back rounds, tiles walked and fallbacks (VKC_LOOKBACK_STATS)
 const uint STATE_COUNTER = 0u;
+const uint STATE_STAT_ROUNDS = 1u, STATE_STAT_WALKED = 6u, STATE_STAT_FALLBACKS = 7u; // zeroed with FLAG_STATS
 const uint STATE_TILES = 8u;
 const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
 const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
@@ -166,6 +169,15 @@ shared uint window_cut[3];
 shared uint recheck_flag;
 shared ITEM_TYPE recheck_value;
 
+// With FLAG_STATS: a look-back's rounds, the tiles it walked back over and its fallbacks, summed.
+void count_look_back(uint rounds, uint walked, uint fallbacks) {
+    if (has_flag(FLAG_STATS) && gl_LocalInvocationIndex == 0u) {
+        atomicAdd(state[STATE_STAT_ROUNDS], rounds);
+        atomicAdd(state[STATE_STAT_WALKED], walked);
+        atomicAdd(state[STATE_STAT_FALLBACKS], fallbacks);
+    }
+}
+
 // The exclusive prefix of `tile` (> 0), in every invocation: op over every earlier tile, and the carry in.
 ITEM_TYPE look_back(uint tile) {
     const uint window = clamp(params.chunk_tiles, 1u, VKC_WORKGROUP_SIZE);
@@ -175,7 +187,7 @@ ITEM_TYPE look_back(uint tile) {
     ITEM_TYPE acc = ITEM_IDENTITY; // op over tiles (nearest, tile)
     int nearest = int(tile) - 1;    // the nearest tile not yet folded in
     uint reach = window;            // tiles read this round: the window, or 1 while polling a silent one
-    uint polls = 0u;
+    uint polls = 0u, fallbacks = 0u;
     // Every round either folds in at least one tile or polls (at most spin_limit times for one silent
     // tile), so this bound is never reached by a correct run; it guarantees the loop ends whatever the
     // device does, and past it the prefix is computed from the input outright.
@@ -217,6 +229,7 @@ ITEM_TYPE look_back(uint tile) {
             polls = 0u;
         }
         if (cut_flag == STATUS_PREFIX) {
+            count_look_back(round + 1u, tile - 1u - uint(nearest), fallbacks);
             return acc;
         }
         if (cut_flag == STATUS_UNREAD) {
@@ -232,6 +245,7 @@ ITEM_TYPE look_back(uint tile) {
         // The fallback: compute the silent tile's total ourselves.
         uint lost = uint(nearest);
         ITEM_TYPE computed = reduce_tile_input(lost);
+        ++fallbacks;
         if (has_flag(FLAG_IN_PLACE)) {
             // In place, the tile may have posted and overwritten its input while we read it. It
             // posts before it stores (the device-scope barrier in the tile scans), so if any item read
@@ -245,6 +259,7 @@ ITEM_TYPE look_back(uint tile) {
             ITEM_TYPE posted = recheck_value;
             barrier(); // read before a later round writes them
             if (again == STATUS_PREFIX) {
+                count_look_back(round + 1u, tile - lost, fallbacks);
                 return have ? ITEM_COMBINE(posted, acc) : posted;
             }
             if (again == STATUS_AGGREGATE) {
@@ -449,7 +464,12 @@ void scan_tile_raked(uint tile) {
             VEC_AT(v[r], c) = ITEM_COMBINE(VEC_AT(v[r], c - 1u), ITEM_PREPARE(VEC_AT(v[r], c)));
         }
         ITEM_TYPE lane_total = VEC_AT(v[r], ITEM_VEC_WIDTH - 1u);
+#if VKC_SUBGROUP_SHUFFLE_RELATIVE
+        ITEM_TYPE lanes_before = subgroupShuffleUp(ITEM_SUBGROUP_INCLUSIVE(lane_total), 1u); // outside the select:
+        lanes_before = lane == 0u ? ITEM_IDENTITY : lanes_before; // GLSL evaluates one side of ?: only
+#else
         ITEM_TYPE lanes_before = ITEM_SUBGROUP_EXCLUSIVE(lane_total);
+#endif
         ITEM_TYPE round_total = ITEM_SUBGROUP_TOTAL(lane_total);
         before_lane[r] = r == 0u ? lanes_before : lane == 0u ? running : ITEM_COMBINE(running, lanes_before);
         running = r == 0u ? round_total : ITEM_COMBINE(running, round_total);

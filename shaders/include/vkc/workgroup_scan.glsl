@@ -129,7 +129,11 @@ void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclus
     } else {
         const uint size = VKC_WORKGROUP_SIZE;
         VKC_TYPE sub_inclusive = VKC_OP_SUBGROUP_INCLUSIVE(x);
+#if VKC_SUBGROUP_SHUFFLE_RELATIVE
+        VKC_TYPE sub_exclusive = subgroupShuffleUp(sub_inclusive, 1u); // lane 0's is never used
+#else
         VKC_TYPE sub_exclusive = VKC_OP_SUBGROUP_EXCLUSIVE(x);
+#endif
         // The last lane of each subgroup (the last subgroup may be partial) posts its subgroup total.
         uint lanes = min(gl_SubgroupSize, size - gl_SubgroupID * gl_SubgroupSize);
         if (gl_SubgroupInvocationID == lanes - 1u) {
