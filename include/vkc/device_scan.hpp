@@ -40,7 +40,9 @@ struct ScanOptions {
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;
     // Full tiles move between memory and registers through shared memory, for coalesced loads and
-    // stores (tiles up to 16 KiB). -1: chosen for the device; 0 off; 1 on.
+    // stores (tiles up to 16 KiB), in reduce, in the reproducible scan's passes and in shared-memory
+    // modules. The look-back scan of subgroup modules ignores it: each subgroup walks its part of the
+    // tile with vector loads that are coalesced as they are. -1: chosen for the device; 0 off; 1 on.
     int staged = -1;
     // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
     // 0: chosen for the device. Results are reproducible for a fixed value.
