@@ -93,9 +93,6 @@ function(_vkc_required_features out kernel type path)
       # basic only
     elseif(type STREQUAL "uvec2") # custom operators scan through shuffles
       list(APPEND features subgroup_shuffle subgroup_shuffle_relative)
-      if(kernel STREQUAL "device_scan") # the look-back finds posts by subgroupMax on lane indices
-        list(APPEND features subgroup_arithmetic)
-      endif()
     else()
       # exclusive scans from inclusive ones by subgroupShuffleUp (VKC_SUBGROUP_SHUFFLE_RELATIVE)
       list(APPEND features subgroup_arithmetic subgroup_shuffle_relative)
