@@ -15,6 +15,8 @@ constexpr uint32_t mode_scan = 0, mode_reduce = 1, mode_reduce_chunks = 2, mode_
 constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
                    flag_in_place = 16, flag_stats = 32;
 constexpr uint32_t state_header_words = 8; // counter, two carry slots (see device_scan.comp)
+// Header words the look-back's counters go to with flag_stats (STATE_STAT_* in device_scan.comp).
+constexpr uint32_t stat_rounds_word = 1, stat_walked_word = 6, stat_fallbacks_word = 7;
 constexpr uint32_t default_spin_limit = 256;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
@@ -317,8 +319,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         if (!reduce && !o.reproducible) {
             if (lookback_stats()) {
                 p.flags |= flag_stats;
-                fill(4, 4);
-                fill(24, 8);
+                for (uint32_t word : {stat_rounds_word, stat_walked_word, stat_fallbacks_word}) fill(4 * word, 4);
             }
             fill(4 * state_header_words, 4 * tiles * status_words(type));
             st.steps.push_back({Step::to_compute});
@@ -373,12 +374,14 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
     Buffer& scratch = scratch_for(scan_scratch_bytes(type, count, o));
     ScanPlan plan = make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), o, false, 0);
     run_plan(plan);
-    if (lookback_stats() && !o.reproducible) {
+    // The counters cover one dispatch: segmented scans zero them per segment, so print single ones only.
+    if (lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
         uint32_t header[state_header_words];
         download(scratch, header, sizeof header);
         double tiles = double(ceil_div(count, scan_tile(type, o).items()));
-        std::fprintf(stderr, "look-back (last segment): %.0f tiles; per tile %.2f rounds, %.2f tiles walked, %.4f fallbacks\n",
-                     tiles, header[1] / tiles, header[6] / tiles, header[7] / tiles);
+        std::fprintf(stderr, "look-back: %.0f tiles; per tile %.2f rounds, %.2f tiles walked, %.4f fallbacks\n", tiles,
+                     header[stat_rounds_word] / tiles, header[stat_walked_word] / tiles,
+                     header[stat_fallbacks_word] / tiles);
     }
 }
 

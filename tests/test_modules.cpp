@@ -63,9 +63,11 @@ TEST_CASE("modules: the table lists the features the SPIR-V capabilities need") 
         {62, Feature::subgroup_vote},      {63, Feature::subgroup_arithmetic},
         {65, Feature::subgroup_shuffle},   {66, Feature::subgroup_shuffle_relative},
     };
+    Feature mapped = Feature::none; // the features this check speaks for
+    for (const auto& need : needs) mapped = mapped | need.second;
     for (const ModuleInfo& m : modules()) {
         size_t words = m.code_bytes / 4;
-        Feature declared = Feature::none, mapped = Feature::none;
+        Feature declared = Feature::none;
         // Instructions start after the 5-word header; OpCapability (17) comes first.
         for (size_t at = 5; at < words;) {
             uint32_t count = m.code[at] >> 16, opcode = m.code[at] & 0xffffu;
@@ -79,7 +81,6 @@ TEST_CASE("modules: the table lists the features the SPIR-V capabilities need") 
             }
             at += count;
         }
-        for (const auto& need : needs) mapped = mapped | need.second;
         CHECK_MESSAGE(uint32_t(m.required & mapped) == uint32_t(declared), std::string(m.name), ": table ",
                       uint32_t(m.required & mapped), ", SPIR-V ", uint32_t(declared));
     }
