@@ -18,6 +18,10 @@ constexpr uint32_t state_header_words = 8; // counter, two carry slots (see devi
 // Header words the look-back's counters go to with flag_stats (STATE_STAT_* in device_scan.comp).
 constexpr uint32_t stat_rounds_word = 1, stat_walked_word = 6, stat_fallbacks_word = 7;
 constexpr uint32_t default_spin_limit = 256;
+// Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
+constexpr uint32_t max_items_per_invocation = 32;
+// Look-back scans of this many 32-bit items or more take the 128 x 32 tile on GPUs (scan_tile).
+constexpr uint64_t wide_tile_min_items = 1ull << 26;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
 
@@ -117,12 +121,18 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
     }
 }
 
-ScanTile Context::scan_tile(Type type, const ScanOptions& o) const {
+ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
     const DeviceInfo& dev = impl_->info;
     bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    // GPUs: 256 invocations x 64 bytes (16 items of 32 bits), measured on the H200 (results/README.md).
+    // GPUs: 256 invocations x 64 bytes of items (16 x 32-bit, 8 x 64-bit), except look-back scans of
+    // 2^26 32-bit items or more, which take 128 invocations x 32 items (the same 4096 items a tile).
+    // On the H100 (results/README.md) 128 x 32 ran the u32 scan at 0.733 of a copy against 0.710 at
+    // 2^28 and f32 at 0.714 against 0.650, but fell behind below 2^26 (0.567 against 0.632 at 2^24,
+    // with fewer invocations to fill the GPU) and in reduce and the reproducible passes.
     // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
-    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : 256u;
+    bool wide_tile = !cpu && size_of(type) == 4 && !o.reproducible && count >= wide_tile_min_items &&
+                     !o.workgroup_size && !o.items_per_invocation;
+    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : wide_tile ? 128u : 256u;
     uint32_t lanes = std::max(1u, dev.max_subgroup_size);
     size = uint32_t(round_up(size, lanes));
     size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));
@@ -130,8 +140,10 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o) const {
     if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
     uint32_t width = vector_width(type);
     uint32_t items = o.items_per_invocation ? o.items_per_invocation
-                                            : cpu ? 4u : uint32_t(std::clamp<size_t>(64 / size_of(type), 1, 16));
-    items = std::min<uint32_t>(16, uint32_t(round_up(std::max(items, 1u), width)));
+                     : cpu                  ? 4u
+                     : wide_tile            ? 32u
+                                            : uint32_t(std::clamp<size_t>(64 / size_of(type), 1, 16));
+    items = std::min(max_items_per_invocation, uint32_t(round_up(std::max(items, 1u), width)));
     bool fits = uint64_t(size) * items * size_of(type) <= 16384 && width > 1;
     // Through shared memory or straight into registers. On the H200 (results/README.md) the look-back
     // scan ran faster with direct blocked vector loads (0.48 of a copy against 0.34) and the
@@ -170,7 +182,7 @@ uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back)
 } // namespace
 
 uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
-    Layout l = make_layout(impl_->info, scan_tile(type, o), type, count, o);
+    Layout l = make_layout(impl_->info, scan_tile(type, o, count), type, count, o);
     return 4 * state_words(type, l, count, !o.reproducible);
 }
 
@@ -207,7 +219,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
                     std::string(name(type)) + " items");
     }
     const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
-    ScanTile tile = scan_tile(type, o);
+    ScanTile tile = scan_tile(type, o, reduce ? 0 : count);
     if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
         m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
     }
@@ -315,19 +327,28 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         p.spin_limit = spin;
         l.chunks_of(tiles, p.chunks, p.chunk_tiles);
         if (s > 0) st.steps.push_back({Step::compute_to_compute});
-        fill(0, 4); // the ticket / finished-group counter
+        // A scan of one tile takes no ticket and a reduce of one chunk counts no groups (see the
+        // shader), so they need no zeroed state: one dispatch, without the fill and the barrier after
+        // it, which cost about 3 microseconds on the H100 (most of a small scan's time).
         if (!reduce && !o.reproducible) {
-            if (lookback_stats()) {
-                p.flags |= flag_stats;
-                for (uint32_t word : {stat_rounds_word, stat_walked_word, stat_fallbacks_word}) fill(4 * word, 4);
+            bool stats = lookback_stats();
+            if (tiles > 1 || stats) {
+                fill(0, 4); // the ticket counter
+                if (stats) {
+                    p.flags |= flag_stats;
+                    for (uint32_t word : {stat_rounds_word, stat_walked_word, stat_fallbacks_word}) fill(4 * word, 4);
+                }
+                fill(4 * state_header_words, 4 * tiles * status_words(type));
+                st.steps.push_back({Step::to_compute});
             }
-            fill(4 * state_header_words, 4 * tiles * status_words(type));
-            st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
             p.chunk_tiles = lookback_window(l.tile.workgroup_size);
             dispatch(uint32_t(s), p, tiles);
         } else {
-            st.steps.push_back({Step::to_compute});
+            if (p.chunks > 1) {
+                fill(0, 4); // the finished-group counter
+                st.steps.push_back({Step::to_compute});
+            }
             p.mode = reduce ? mode_reduce : mode_reduce_chunks;
             dispatch(uint32_t(s), p, p.chunks);
             if (!reduce) {
@@ -378,7 +399,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
     if (lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
         uint32_t header[state_header_words];
         download(scratch, header, sizeof header);
-        double tiles = double(ceil_div(count, scan_tile(type, o).items()));
+        double tiles = double(ceil_div(count, scan_tile(type, o, count).items()));
         std::fprintf(stderr, "look-back: %.0f tiles; per tile %.2f rounds, %.2f tiles walked, %.4f fallbacks\n", tiles,
                      header[stat_rounds_word] / tiles, header[stat_walked_word] / tiles,
                      header[stat_fallbacks_word] / tiles);

@@ -55,7 +55,8 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
                 c.options.staged = staged;
                 c.options.reproducible = (seed / 2) % 2 == 0;
                 c.options.workgroup_size = size;
-                c.options.items_per_invocation = t == Type::i8 ? 16 : 8;
+                // u32: 32 items, the most an invocation holds (GPUs scan 32-bit items 128 x 32).
+                c.options.items_per_invocation = t == Type::i8 ? 16 : t == Type::u32 ? 32 : 8;
                 c.count = 5 * test::context().scan_tile(t, c.options).items() + seed % 7;
                 c.in_place = seed % 3 == 0;
                 c.seed = seed++;
@@ -123,6 +124,21 @@ TEST_CASE("device scan: recorded into a caller's command buffer at non-zero offs
             c.in_place = kind == 1;
             c.seed = seed++;
             test::expect_pass(c);
+        }
+    }
+    // One tile (a scan) or one chunk (a reduce) records a single dispatch with no fill of the scratch,
+    // which holds random bytes here: a kernel that still took a ticket or counted groups would lose
+    // its tile or its result.
+    for (Type t : {Type::u32, Type::f64, Type::u32x2}) {
+        Op op = t == Type::u32x2 ? Op::argmax : Op::add;
+        for (uint64_t n : {uint64_t(1), tile_of(t) - 1, tile_of(t)}) {
+            for (int kind = 0; kind < 3; ++kind) {
+                verify::DeviceCase c = make(t, op, n, kind == 2, kind == 1);
+                c.api = Api::recorded;
+                c.in_place = kind == 1;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
         }
     }
     // Segments at offsets, and the empty cases: a scan of nothing records nothing, a reduce the identity.

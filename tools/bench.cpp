@@ -281,7 +281,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     so.staged = o.staged;
     so.chunks = o.chunks;
     so.spin_limit = o.spin;
-    ScanTile tile = ctx.scan_tile(type, so);
+    ScanTile tile = ctx.scan_tile(type, so), large_tile = ctx.scan_tile(type, so, 1ull << o.max_log2);
     auto t0 = std::chrono::steady_clock::now();
     ctx.scan(in, out, type, Op::add, 1024, so); // creates the pipeline
     double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -291,8 +291,15 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         auto start = std::chrono::steady_clock::now();
         while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) ctx.run(copy, in, out);
     }
-    std::printf("\n## %s (tile %u x %u items%s; first call, pipeline creation included: %.0f ms)\n\n", tname.c_str(),
-                tile.workgroup_size, tile.items_per_invocation, tile.staged ? ", staged" : "", first_ms);
+    std::string wide;
+    if (large_tile.workgroup_size != tile.workgroup_size) {
+        // The shape changes with the count (Context::scan_tile): name the one of the largest scan too.
+        wide = "; look-back scans of 2^" + std::to_string(o.max_log2) + ": " +
+               std::to_string(large_tile.workgroup_size) + " x " + std::to_string(large_tile.items_per_invocation);
+    }
+    std::printf("\n## %s (tile %u x %u items%s%s; first call, pipeline creation included: %.0f ms)\n\n",
+                tname.c_str(), tile.workgroup_size, tile.items_per_invocation, tile.staged ? ", staged" : "",
+                wide.c_str(), first_ms);
     std::printf("| items | copy GB/s | inclusive GB/s | / copy | CUB incl. | / CUB | exclusive / copy | reproducible "
                 "/ copy | read GB/s | reduce GB/s | / read | CUB reduce | / CUB |\n");
     std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");

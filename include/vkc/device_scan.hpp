@@ -36,7 +36,7 @@ struct ScanOptions {
     uint32_t spin_limit = 0;
     // Tile shape: invocations per work-group and items per invocation. 0: chosen for the device
     // (Context::scan_tile). The work-group size is rounded up to a multiple of the subgroup size and
-    // items to a multiple of the vector width (4 items, 2 for 64-bit types).
+    // items to a multiple of the vector width (4 items, 2 for 64-bit types), at most 32.
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;
     // Full tiles move between memory and registers through shared memory, for coalesced loads and
@@ -77,7 +77,8 @@ struct BufferRange {
 //
 // record(cmd) records, on the Context's device (cmd must come from it, in a queue family with
 // compute):
-//   fills of the scratch range (vkCmdFillBuffer), compute dispatches, and barriers between them.
+//   fills of the scratch range (vkCmdFillBuffer), compute dispatches, and barriers between them
+//   (a scan of one tile or a reduce of one chunk is a single dispatch, with no fill).
 // Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
 // bind point. No queue submission, no waits.
 // Barriers the caller owes:

@@ -21,19 +21,20 @@
 // FLAG_FORCE_FALLBACK makes every tile do so for its predecessor without polling (a test setting).
 //
 // Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 state (uint words):
-//   [0] ticket or finished-group counter, zeroed by the host before each dispatch
+//   [0] ticket or finished-group counter, zeroed by the host before each dispatch that uses it (not
+//       for a scan of one tile or a reduce of one chunk)
 //   [1], [6], [7] with FLAG_STATS: look-back rounds, tiles walked back and fallbacks, summed over tiles
 //   [2, 3] and [4, 5] carry slots: the running total in from the previous dispatch and out to the
 //          next (buffers past maxStorageBufferRange, host arrays streamed in chunks), alternating
 //   [8, ...) MODE_SCAN: tile status, STATUS_WORDS words a tile, zeroed by the host before each
-//          dispatch; other modes: chunk totals, two words each.
+//          dispatch of more than one tile; other modes: chunk totals, two words each.
 // A status word is flag << 30 | 16 bits of the value, so 32-bit atomics carry flag and value
 // together: a reader that sees the same flag in every word of a tile has a consistent value, with no
 // 64-bit atomics and no ordering between separate flag and value words.
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const bool subgroups_packed = true;
-layout(constant_id = 4) const uint items_per_invocation = 16u; // a multiple of ITEM_VEC_WIDTH, at most 16
+layout(constant_id = 4) const uint items_per_invocation = 32u; // a multiple of ITEM_VEC_WIDTH, at most 32
 layout(constant_id = 5) const bool staged = false; // full tiles move through shared memory (coalesced)
 layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
 // Sized by a specialization constant whose default is the largest stage (16 KiB): Mesa 22 sizes shared
@@ -41,7 +42,7 @@ layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
 layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
 #define VKC_SUBGROUPS_PACKED subgroups_packed
-#define VKC_ITEMS 16
+#define VKC_ITEMS 32 // max_items_per_invocation in src/device_scan.cpp
 #define VKC_ITEMS_ACTIVE items_per_invocation
 
 #include "custom_ops.glsl"
@@ -424,7 +425,12 @@ shared uint ticket;
 // a running total joins the rounds, and shared memory joins the subgroups. Needs subgroups packed
 // in local-index order and whole subgroups, which the host checks before it picks a subgroup module
 // (and rounds the work-group size to).
-#if VKC_SUBGROUP_ARITHMETIC
+// Items of 8 bytes (64-bit types and the uvec2 custom operators) take the blocked arrangement instead
+// (RAKED_TILES 0): each round here costs a subgroup scan over two items a lane, or one, and a 64-bit
+// subgroup scan is two shuffles a step. On the H100 the blocked tile ran the u64 scan at 0.495 of a
+// copy against 0.46 raked, and f64 at 0.55 against 0.485 (results/README.md).
+#define RAKED_TILES (VKC_SUBGROUP_ARITHMETIC && ITEM_BYTES <= 4)
+#if RAKED_TILES
 #if ITEM_VEC_WIDTH > 1
 #define VEC_AT(v, c) v[c]
 ITEM_VEC load_vector(uint at) { return vectors_in[at]; }
@@ -523,7 +529,7 @@ void scan_tile_raked(uint tile) {
     }
 }
 #else
-// Shared-memory modules: the blocked arrangement and the block scan, then the prefix in front.
+// The blocked arrangement and the block scan, then the prefix in front.
 void scan_tile_blocked(uint tile) {
     ITEM_TYPE items[VKC_ITEMS];
     load_tile(tile, items);
@@ -550,7 +556,9 @@ void scan_tile_blocked(uint tile) {
 // waits for its group's current one holds up every later tile's look-back).
 void scan_look_back() {
     if (gl_LocalInvocationIndex == 0u) {
-        ticket = atomicAdd(state[STATE_COUNTER], 1u); // tiles in the order groups start, not by ID
+        // Tiles in the order groups start, not by ID. A lone tile takes no ticket, so the host zeroes
+        // no counter for it: a scan of one tile is one dispatch, with no fill and barrier before it.
+        ticket = params.tiles == 1u ? 0u : atomicAdd(state[STATE_COUNTER], 1u);
     }
     if (gl_LocalInvocationIndex == 0u) {
         for (uint k = 0u; k < 3u; ++k) {
@@ -562,7 +570,7 @@ void scan_look_back() {
     if (tile >= params.tiles) {
         return; // a spare group of a 2D grid
     }
-#if VKC_SUBGROUP_ARITHMETIC
+#if RAKED_TILES
     scan_tile_raked(tile);
 #else
     scan_tile_blocked(tile);
@@ -634,7 +642,8 @@ void reduce_chunks() {
     }
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
     if (gl_LocalInvocationIndex == 0u) {
-        finished_last = atomicAdd(state[STATE_COUNTER], 1u) == params.chunks - 1u;
+        // One chunk is last without counting: the host zeroes no counter for it (one dispatch, no fill).
+        finished_last = params.chunks == 1u || atomicAdd(state[STATE_COUNTER], 1u) == params.chunks - 1u;
     }
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                    gl_SemanticsAcquireRelease);
