@@ -455,9 +455,10 @@ ITEM_TYPE join_lanes_before(uint r, uint lane, ITEM_TYPE rounds_before, ITEM_TYP
 }
 
 // 32-bit integer items post the tile's aggregate before the lanes' subgroup scans, which wait until
-// after the look-back: the aggregate needs only the rounds' subgroup reduces, a single instruction
-// for 32-bit integers on NVIDIA, and successors read it sooner. On the H100 the u32 scan ran at 0.755
-// of a copy against 0.737 at 2^28; f32 (whose subgroup reduce is a shuffle tree) fell to 0.674 from 0.714.
+// after the look-back: the aggregate needs only the rounds' subgroup reduces (a single instruction
+// for 32-bit integer add, min, max and the bitwise ops on NVIDIA; mul was not measured), and
+// successors read it sooner. On the H100 the u32 add scan ran at 0.755 of a copy against 0.737 at
+// 2^28; f32 (whose subgroup reduce is a shuffle tree) fell to 0.674 from 0.714.
 #ifndef ITEM_FLOAT
 #error "the build step defines ITEM_FLOAT (1 for half, float, double)"
 #endif
