@@ -47,6 +47,18 @@ TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
 // `staged` reaches the reproducible passes and shared-memory modules, so half of these cases run the
 // reproducible scan; the look-back tiles of subgroup modules are raked with vector loads either way.
 TEST_CASE("device scan: tiles loaded directly and through shared memory, at several tile shapes") {
+    // The tile's shape may change with the count (GPUs scan 2^26 32-bit items or more in 128 x 32),
+    // the items it holds may not: scratch sizes and host-array chunks are computed from them. A shape
+    // the caller sets is kept.
+    for (Type t : {Type::u32, Type::f32, Type::u64, Type::i8}) {
+        uint64_t large = uint64_t(1) << 27;
+        CHECK(test::context().scan_tile(t, {}, large).items() == tile_of(t));
+        ScanOptions fixed;
+        fixed.workgroup_size = 64;
+        fixed.items_per_invocation = 8;
+        CHECK(test::context().scan_tile(t, fixed, large).workgroup_size == 64);
+        CHECK(test::context().scan_tile(t, fixed, large).items_per_invocation == 8);
+    }
     uint64_t seed = 700;
     for (int staged : {0, 1}) {
         for (uint32_t size : {32u, 64u, 128u}) {
