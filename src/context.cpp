@@ -488,8 +488,8 @@ void Context::Impl::submit_and_wait() {
 }
 
 VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
-                                   bool staged) {
-    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged);
+                                   bool staged, bool look_back_chunked) {
+    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged, look_back_chunked);
     auto it = pipelines.find(key);
     if (it != pipelines.end()) return it->second;
     VkShaderModule& module = shader_modules[&m];
@@ -515,9 +515,12 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
         check(vk.vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
     }
     uint32_t stage_items = staged ? uint32_t(shape.size() * items) : 1u;
-    const uint32_t values[8] = {shape.x, shape.y, shape.z, packed ? VK_TRUE : VK_FALSE, items,
-                                staged ? VK_TRUE : VK_FALSE, uint32_t(shape.size()), stage_items};
-    VkSpecializationMapEntry entries[8];
+    const uint32_t values[9] = {shape.x,      shape.y,
+                                shape.z,      packed ? VK_TRUE : VK_FALSE,
+                                items,        staged ? VK_TRUE : VK_FALSE,
+                                uint32_t(shape.size()), stage_items,
+                                look_back_chunked ? VK_TRUE : VK_FALSE};
+    VkSpecializationMapEntry entries[9];
     for (uint32_t i = 0; i < 3; ++i) {
         entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
     }
@@ -526,7 +529,8 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
     entries[5] = {module_spec_staged, 5 * sizeof(uint32_t), sizeof(VkBool32)};
     entries[6] = {module_spec_scratch_capacity, 6 * sizeof(uint32_t), sizeof(uint32_t)};
     entries[7] = {module_spec_stage_items, 7 * sizeof(uint32_t), sizeof(uint32_t)};
-    VkSpecializationInfo spec{8, entries, sizeof(values), values};
+    entries[8] = {module_spec_look_back_chunked, 8 * sizeof(uint32_t), sizeof(VkBool32)};
+    VkSpecializationInfo spec{9, entries, sizeof(values), values};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -539,7 +543,7 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
     check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &p), "vkCreateComputePipelines");
     if (statistics) {
         report_statistics(p, std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
-                                 (staged ? " staged" : ""));
+                                 (staged ? " staged" : "") + (look_back_chunked ? " chunked" : ""));
     }
     pipelines[key] = p;
     return p;

@@ -46,7 +46,7 @@ struct Context::Impl {
     VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
     VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
     std::map<const ModuleInfo*, VkShaderModule> shader_modules;
-    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool>, VkPipeline> pipelines;
+    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool, bool>, VkPipeline> pipelines;
     VkQueryPool timestamps = VK_NULL_HANDLE; // two queries around each dispatch while timing is on
     bool timing = false;
     double last_gpu_ms = 0;
@@ -64,7 +64,8 @@ struct Context::Impl {
     void start_timed();
     void finish_timed();
     void report_statistics(VkPipeline p, const std::string& what);
-    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged);
+    VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged,
+                        bool look_back_chunked = false);
 };
 
 } // namespace vkc

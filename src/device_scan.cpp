@@ -22,6 +22,9 @@ constexpr uint32_t default_spin_limit = 256;
 constexpr uint32_t max_items_per_invocation = 32;
 // Look-back scans of this many 32-bit items or more take the 128 x 32 tile on GPUs (scan_tile).
 constexpr uint64_t wide_tile_min_items = 1ull << 26;
+// Look-back scans of this many 64-bit numbers or more take chunks of this many tiles on GPUs (scan_tile).
+constexpr uint64_t chunked_min_items = 1ull << 20;
+constexpr uint32_t default_look_back_chunk_tiles = 4;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
 
@@ -47,6 +50,7 @@ struct Layout {
     uint64_t chunk_cap = 0;     // chunks a segment may have
     uint64_t items_of(uint64_t s, uint64_t count) const { return std::min(segment_items, count - s * segment_items); }
     uint64_t tiles_of(uint64_t items) const { return ceil_div(items, tile.items()); }
+    uint64_t look_back_chunks_of(uint64_t tiles) const { return ceil_div(tiles, tile.look_back_chunk_tiles); }
     void chunks_of(uint64_t tiles, uint32_t& chunks, uint32_t& chunk_tiles) const {
         uint64_t c = std::max<uint64_t>(1, std::min(tiles, chunk_cap));
         chunk_tiles = uint32_t(std::max<uint64_t>(1, ceil_div(tiles, c)));
@@ -130,8 +134,17 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
     // 2^28 and f32 at 0.714 against 0.650, but fell behind below 2^26 (0.567 against 0.632 at 2^24,
     // with fewer invocations to fill the GPU) and in reduce and the reproducible passes.
     // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
+    // Look-back scans of 2^20 64-bit numbers or more (u64, i64, f64) take chunks of 4 staged tiles,
+    // reduced, then read again to scan them: on the H100 at 2^28 u64 ran at 0.656 of a copy against
+    // 0.473 with the tile in registers (0.581 against 0.452 at 2^24), f64 at 0.647 against 0.527.
+    // 32-bit items stay in registers (u32 0.660 chunked against 0.764); u32x2 was not measured.
+    bool chunk_by_default = !cpu && size_of(type) == 8 && type != Type::u32x2 && count >= chunked_min_items;
+    uint32_t chunk_tiles = o.reproducible              ? 1u
+                           : o.look_back_chunk_tiles ? o.look_back_chunk_tiles
+                           : chunk_by_default        ? default_look_back_chunk_tiles
+                                                     : 1u;
     bool wide_tile = !cpu && size_of(type) == 4 && !o.reproducible && count >= wide_tile_min_items &&
-                     !o.workgroup_size && !o.items_per_invocation;
+                     !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
     uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : wide_tile ? 128u : 256u;
     uint32_t lanes = std::max(1u, dev.max_subgroup_size);
     size = uint32_t(round_up(size, lanes));
@@ -149,8 +162,8 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
     // scan ran faster with direct blocked vector loads (0.48 of a copy against 0.34) and the
     // reproducible scan's passes faster staged (0.54 against 0.48). CPUs take the staged path, so the
     // tests run it at every width.
-    bool staged = o.staged < 0 ? cpu || o.reproducible : o.staged > 0;
-    return {size, items, staged && fits};
+    bool staged = o.staged < 0 ? cpu || o.reproducible || chunk_tiles > 1 : o.staged > 0;
+    return {size, items, staged && fits, chunk_tiles};
 }
 
 namespace {
@@ -176,6 +189,8 @@ uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back)
     uint64_t tiles = l.tiles_of(first);
     uint32_t chunks, chunk_tiles;
     l.chunks_of(tiles, chunks, chunk_tiles);
+    // Status room for every tile even where a look-back posts once a chunk: so the need never falls
+    // as the count grows past the size that turns chunks on (a caller sizes scratch for its largest).
     uint64_t body = look_back ? tiles * status_words(type) : 2ull * chunks;
     return state_header_words + std::max<uint64_t>(body, 2);
 }
@@ -267,7 +282,9 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
     if (segments == 0) return plan;
     bool packed = m->path == Path::subgroup;
-    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged);
+    // A pipeline compiles the look-back path its plan takes (look_back_chunked in device_scan.comp).
+    bool chunked = !reduce && !o.reproducible && tile.look_back_chunk_tiles > 1;
+    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, chunked);
 
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -284,7 +301,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     check(impl_->vk.vkAllocateDescriptorSets(impl_->device, &a, st.sets.data()), "vkAllocateDescriptorSets");
 
     bool in_place = !reduce && in.buffer == out.buffer && in.offset == out.offset;
-    uint32_t spin = o.spin_limit ? o.spin_limit : default_spin_limit;
+    uint32_t spin = std::min<uint32_t>(o.spin_limit ? o.spin_limit : default_spin_limit, 0xffff);
     using Step = ScanPlan::State::Step;
     auto fill = [&](VkDeviceSize offset, VkDeviceSize size) {
         st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + offset, size});
@@ -324,26 +341,27 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         p.flags = (o.exclusive ? flag_exclusive : 0) | (carry_in || s > 0 ? flag_carry_in : 0) |
                   (st.carry_slot_after ? flag_carry_slot : 0) | (o.force_fallback ? flag_force_fallback : 0) |
                   (in_place ? flag_in_place : 0);
-        p.spin_limit = spin;
         l.chunks_of(tiles, p.chunks, p.chunk_tiles);
         if (s > 0) st.steps.push_back({Step::compute_to_compute});
-        // A scan of one tile takes no ticket and a reduce of one chunk counts no groups (see the
+        // A scan of one chunk takes no ticket and a reduce of one chunk counts no groups (see the
         // shader), so they need no zeroed state: one dispatch, without the fill and the barrier after
         // it, which cost about 3 microseconds on the H100 (most of a small scan's time).
         if (!reduce && !o.reproducible) {
             bool stats = lookback_stats();
-            if (tiles > 1 || stats) {
+            p.chunk_tiles = l.tile.look_back_chunk_tiles;
+            p.chunks = uint32_t(l.look_back_chunks_of(tiles));
+            if (p.chunks > 1 || stats) {
                 fill(0, 4); // the ticket counter
                 if (stats) {
                     p.flags |= flag_stats;
                     for (uint32_t word : {stat_rounds_word, stat_walked_word, stat_fallbacks_word}) fill(4 * word, 4);
                 }
-                fill(4 * state_header_words, 4 * tiles * status_words(type));
+                fill(4 * state_header_words, 4 * uint64_t(p.chunks) * status_words(type));
                 st.steps.push_back({Step::to_compute});
             }
             p.mode = mode_scan;
-            p.chunk_tiles = lookback_window(l.tile.workgroup_size);
-            dispatch(uint32_t(s), p, tiles);
+            p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
+            dispatch(uint32_t(s), p, p.chunks);
         } else {
             if (p.chunks > 1) {
                 fill(0, 4); // the finished-group counter
@@ -399,10 +417,11 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
     if (lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
         uint32_t header[state_header_words];
         download(scratch, header, sizeof header);
-        double tiles = double(ceil_div(count, scan_tile(type, o, count).items()));
-        std::fprintf(stderr, "look-back: %.0f tiles; per tile %.2f rounds, %.2f tiles walked, %.4f fallbacks\n", tiles,
-                     header[stat_rounds_word] / tiles, header[stat_walked_word] / tiles,
-                     header[stat_fallbacks_word] / tiles);
+        ScanTile tile = scan_tile(type, o, count);
+        double chunks = double(ceil_div(ceil_div(count, tile.items()), tile.look_back_chunk_tiles));
+        std::fprintf(stderr, "look-back: %.0f chunks; per chunk %.2f rounds, %.2f chunks walked, %.4f fallbacks\n",
+                     chunks, header[stat_rounds_word] / chunks, header[stat_walked_word] / chunks,
+                     header[stat_fallbacks_word] / chunks);
     }
 }
 

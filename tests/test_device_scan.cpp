@@ -184,6 +184,32 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
     test::expect_pass(c);
 }
 
+// Look-back work-groups that take several tiles reduce their chunk from memory, post, look back,
+// then read it again to scan it; the fallback reduces a whole chunk. Chunk counts that do not divide
+// the tiles leave a short last chunk, and a count of one chunk takes no ticket.
+TEST_CASE("device scan: look-back chunks of several tiles, read twice") {
+    uint64_t seed = 900;
+    for (Type t : test::every_type()) {
+        Op op = t == Type::u32x2 ? Op::argmax : is_float(t) ? Op::min : Op::add;
+        uint64_t tile = tile_of(t);
+        for (uint32_t chunk_tiles : {2u, 3u}) {
+            for (uint64_t n : {7 * tile + seed % 5 + 1, chunk_tiles * tile, tile + 1}) {
+                verify::DeviceCase c = make(t, op, n, false, seed % 2 == 0);
+                c.options.look_back_chunk_tiles = chunk_tiles;
+                c.options.force_fallback = seed % 3 == 0;
+                c.in_place = seed % 4 < 2;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
+        }
+    }
+    verify::DeviceCase c = make(Type::u32x2, Op::segmented_add, 11 * tile_of(Type::u32x2) + 5);
+    c.options.look_back_chunk_tiles = 4;
+    c.options.force_fallback = true;
+    c.api = Api::recorded;
+    test::expect_pass(c);
+}
+
 TEST_CASE("device scan: the reproducible mode gives identical bits run after run") {
     for (Type t : {Type::f32, Type::f64, Type::f16}) {
         uint64_t tile = tile_of(t);

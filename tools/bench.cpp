@@ -171,7 +171,7 @@ struct ScanBenchOptions {
     int runs = 20;
     uint32_t size = 0, items = 0; // tile override (0: the device's)
     int staged = -1;
-    uint32_t chunks = 0, spin = 0;
+    uint32_t chunks = 0, spin = 0, chunk_tiles = 0;
     std::string cub_csv, csv, svg;
 };
 
@@ -281,6 +281,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     so.staged = o.staged;
     so.chunks = o.chunks;
     so.spin_limit = o.spin;
+    so.look_back_chunk_tiles = o.chunk_tiles;
     ScanTile tile = ctx.scan_tile(type, so), large_tile = ctx.scan_tile(type, so, 1ull << o.max_log2);
     auto t0 = std::chrono::steady_clock::now();
     ctx.scan(in, out, type, Op::add, 1024, so); // creates the pipeline
@@ -292,10 +293,14 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) ctx.run(copy, in, out);
     }
     std::string wide;
-    if (large_tile.workgroup_size != tile.workgroup_size) {
+    if (large_tile.workgroup_size != tile.workgroup_size || large_tile.look_back_chunk_tiles > 1) {
         // The shape changes with the count (Context::scan_tile): name the one of the largest scan too.
         wide = "; look-back scans of 2^" + std::to_string(o.max_log2) + ": " +
-               std::to_string(large_tile.workgroup_size) + " x " + std::to_string(large_tile.items_per_invocation);
+               std::to_string(large_tile.workgroup_size) + " x " + std::to_string(large_tile.items_per_invocation) +
+               (large_tile.staged ? " staged" : "");
+        if (large_tile.look_back_chunk_tiles > 1) {
+            wide += ", chunks of " + std::to_string(large_tile.look_back_chunk_tiles) + " tiles read twice";
+        }
     }
     std::printf("\n## %s (tile %u x %u items%s%s; first call, pipeline creation included: %.0f ms)\n\n",
                 tname.c_str(), tile.workgroup_size, tile.items_per_invocation, tile.staged ? ", staged" : "",
@@ -429,7 +434,7 @@ const char* bench_usage =
     "  bench scan [options]        device-wide inclusive/exclusive/reproducible scan and reduce (add) by size;\n"
     "                              GB/s, ratios to a copy and a read of the same bytes, and to CUB when given\n"
     "    --device X --types u32,u64,f32,f64 --min-log2 10 --max-log2 30 --step 2 --runs 20\n"
-    "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)  --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
+    "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n    --chunk-tiles N (tiles a look-back work-group takes)  --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
 
 int bench(int argc, char** argv) {
     if (argc >= 1 && std::strcmp(argv[0], "scan") == 0) {
@@ -454,6 +459,7 @@ int bench(int argc, char** argv) {
             else if (a == "--staged") o.staged = std::stoi(value());
             else if (a == "--chunks") o.chunks = uint32_t(std::stoul(value()));
             else if (a == "--spin") o.spin = uint32_t(std::stoul(value()));
+            else if (a == "--chunk-tiles") o.chunk_tiles = uint32_t(std::stoul(value()));
             else if (a == "--cub") o.cub_csv = value();
             else if (a == "--csv") o.csv = value();
             else if (a == "--svg") o.svg = value();

@@ -32,8 +32,13 @@ struct ScanOptions {
     // Test setting: every tile computes its predecessor's total from the input instead of trusting
     // what that predecessor posted (the look-back's fallback path). Default off.
     bool force_fallback = false;
-    // Polls of a predecessor that has posted nothing before a tile computes it itself. 0: default (256).
+    // Polls of a predecessor that has posted nothing before a tile computes it itself. 0: default (256);
+    // at most 65535.
     uint32_t spin_limit = 0;
+    // Tiles one work-group of the look-back scan takes. 1: the tile stays in registers through the
+    // look-back; more: the chunk is reduced from memory first, then read again (mostly from L2) and
+    // scanned, so fewer, longer links join the chain. 0: chosen for the device (Context::scan_tile).
+    uint32_t look_back_chunk_tiles = 0;
     // Tile shape: invocations per work-group and items per invocation. 0: chosen for the device
     // (Context::scan_tile). The work-group size is rounded up to a multiple of the subgroup size and
     // items to a multiple of the vector width (4 items, 2 for 64-bit types), at most 32.
@@ -61,6 +66,7 @@ struct ScanTile {
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;
     bool staged = false; // through shared memory (see ScanOptions::staged)
+    uint32_t look_back_chunk_tiles = 1; // tiles a look-back work-group takes (ScanOptions says more)
     uint64_t items() const { return uint64_t(workgroup_size) * items_per_invocation; }
 };
 

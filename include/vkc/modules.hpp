@@ -7,7 +7,8 @@
 //   specialization constants 0, 1, 2: work-group size x, y, z (uint32)
 //   specialization constant 6 (reduce, scans, block): shared scratch capacity in invocations, at least
 //     the work-group size; default max_workgroup_size
-//   specialization constants 4, 5, 7 (block): items per invocation, staged (VkBool32), stage items
+//   specialization constants 4, 5, 7 (block, device_scan): items per invocation, staged (VkBool32),
+//     stage items; 8 (device_scan): VkBool32, the look-back takes chunks of several tiles
 //   specialization constant 3 (reduce and scans): VkBool32, true where the device packs invocations
 //     into subgroups in local-index order at this shape (Context::subgroups_packed); false makes
 //     them use shared memory only
@@ -47,9 +48,10 @@ struct DeviceScanParams {
     uint32_t tiles;       // ceil(count / tile items)
     uint32_t flags;       // 1 exclusive, 2 carry in, 4 carry slot, 8 force fallback, 16 in place
     uint32_t mode;        // 0 look-back scan, 1 reduce, 2 chunk prefixes, 3 scan chunks
-    uint32_t spin_limit;  // polls of an unposted predecessor before computing it
-    uint32_t chunk_tiles; // modes 1-3: tiles a work-group takes
-    uint32_t chunks;      // modes 1-3: work-groups
+    uint32_t spin_limit;  // mode 0: bits 0-15 polls of an unposted predecessor before computing it,
+                          // bits 16-31 predecessors a look-back round reads
+    uint32_t chunk_tiles; // tiles a work-group takes
+    uint32_t chunks;      // work-groups (mode 0: chunks, one status entry each)
     uint32_t zero;        // always 0: the look-back orders loads through it
 };
 static_assert(sizeof(DeviceScanParams) == 32);
@@ -57,6 +59,7 @@ constexpr uint32_t module_spec_items_per_invocation = 4; // block modules
 constexpr uint32_t module_spec_staged = 5;                // block modules: VkBool32
 constexpr uint32_t module_spec_scratch_capacity = 6;      // reduce, scans, block: invocations (>= size)
 constexpr uint32_t module_spec_stage_items = 7;           // block modules: items the stage holds
+constexpr uint32_t module_spec_look_back_chunked = 8;     // device_scan: VkBool32, see device_scan.comp
 // Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores
 // (plus one padding item per 32).
 constexpr uint32_t block_stage_bytes = 16384;

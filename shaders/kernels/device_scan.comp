@@ -7,8 +7,11 @@
 // per (type, op); the host picks the mode by push constant:
 //
 //   MODE_SCAN          single-pass chained scan with decoupled look-back (Merrill and Garland 2016):
-//                      one tile a work-group, taken from an atomic ticket (never by ID); a tile posts its
-//                      aggregate, looks back over its predecessors' posts, posts its inclusive prefix.
+//                      one chunk of params.chunk_tiles tiles a work-group, taken from an atomic ticket
+//                      (never by ID); a chunk posts its aggregate, looks back over its predecessors'
+//                      posts, posts its inclusive prefix. A chunk of one tile is held in registers
+//                      through the look-back; a longer one is reduced from memory first and read again
+//                      to scan it (reduce-then-scan inside the chunk: the second read mostly hits L2).
 //   MODE_REDUCE        each work-group reduces a chunk of tiles; the last to finish reduces the chunk
 //                      totals in order and writes the result to output item 0.
 //   MODE_REDUCE_CHUNKS the same, but the last one turns the chunk totals into exclusive prefixes:
@@ -22,12 +25,12 @@
 //
 // Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 state (uint words):
 //   [0] ticket or finished-group counter, zeroed by the host before each dispatch that uses it (not
-//       for a scan of one tile or a reduce of one chunk)
+//       for a dispatch of one chunk)
 //   [1], [6], [7] with FLAG_STATS: look-back rounds, tiles walked back and fallbacks, summed over tiles
 //   [2, 3] and [4, 5] carry slots: the running total in from the previous dispatch and out to the
 //          next (buffers past maxStorageBufferRange, host arrays streamed in chunks), alternating
-//   [8, ...) MODE_SCAN: tile status, STATUS_WORDS words a tile, zeroed by the host before each
-//          dispatch of more than one tile; other modes: chunk totals, two words each.
+//   [8, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, zeroed by the host before each
+//          dispatch of more than one chunk; other modes: chunk totals, two words each.
 // A status word is flag << 30 | 16 bits of the value, so 32-bit atomics carry flag and value
 // together: a reader that sees the same flag in every word of a tile has a consistent value, with no
 // 64-bit atomics and no ordering between separate flag and value words.
@@ -40,6 +43,10 @@ layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
 // Sized by a specialization constant whose default is the largest stage (16 KiB): Mesa 22 sizes shared
 // arrays from the defaults.
 layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
+// MODE_SCAN with chunks of more than one tile (params.chunk_tiles > 1, scan_chunk_twice). A constant,
+// so that a pipeline compiles only the look-back path it runs: registers are allotted for the
+// hungriest path in the pipeline, and a tile held in registers is latency-bound on occupancy.
+layout(constant_id = 8) const bool look_back_chunked = false;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 #define VKC_ITEMS 32 // max_items_per_invocation in src/device_scan.cpp
@@ -65,9 +72,10 @@ layout(push_constant, std430) uniform Params {
     uint tiles;       // ceil(count / tile items)
     uint flags;
     uint mode;
-    uint spin_limit;  // MODE_SCAN: polls of an unposted predecessor before computing it
-    uint chunk_tiles; // MODE_SCAN: predecessors a look-back round reads; other modes: tiles a work-group takes
-    uint chunks;      // other modes: work-groups
+    uint spin_limit;  // MODE_SCAN: bits 0-15 polls of an unposted predecessor before computing it,
+                      // bits 16-31 predecessors a look-back round reads
+    uint chunk_tiles; // tiles a work-group takes
+    uint chunks;      // work-groups (MODE_SCAN: chunks, one status entry each)
     uint zero;        // 0 (see read_status)
 } params;
 
@@ -135,172 +143,6 @@ void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
 
 bool carry_in_present() { return has_flag(FLAG_CARRY_IN); }
 ITEM_TYPE carry_in() { return carry_in_present() ? read_pair(carry_in_at()) : ITEM_IDENTITY; }
-
-// The total of a whole (full) tile from its input, by the whole work-group: each invocation over
-// its own consecutive items, then one ordered work-group reduce (operators need not commute).
-ITEM_TYPE reduce_tile_input(uint tile) {
-    uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
-    ITEM_TYPE own = ITEM_PREPARE(items_in[first]);
-    for (uint i = 1u; i < items_per_invocation; ++i) {
-        own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[first + i]));
-    }
-    ITEM_TYPE before, total;
-    VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
-    return total;
-}
-
-// ---- the look-back: the whole work-group, in rounds ------------------------------------------------
-// Each round the last invocations read one predecessor's status each (invocation m the one at
-// distance size-1-m from the nearest tile not yet folded, so that invocation order is tile order),
-// the nearest entry that is not an aggregate is found through shared memory, and one work-group
-// reduce folds the aggregates in front of it (and it too, if it is an inclusive prefix). A round reads
-// a window of tiles (params.chunk_tiles, chosen by the host); once it meets a silent one, rounds poll that tile alone until it posts. Status lines
-// are hot (every tile in flight reads its predecessors'), and on the H100 polling a whole window at
-// once cost more than a third of the speed.
-// Control flow is uniform across the work-group throughout (every decision comes from shared memory
-// after a barrier), so no invocation spins alone and nothing relies on a subgroup staying converged
-// in a loop (Vulkan promises that only with VK_KHR_shader_maximal_reconvergence; NVIDIA's driver
-// split a subgroup-wide polling loop and folded garbage).
-// Window flags, double-buffered by round parity (indexed by distance); `window_cut` holds the distance of the nearest entry
-// that is not an aggregate, by shared atomicMin, in three slots in rotation, each reset two rounds
-// before it is used again (scan_look_back resets all three first).
-const uint STATUS_UNREAD = 3u; // past this round's reach
-shared uint window_flags[2u * scratch_capacity];
-shared uint window_cut[3];
-shared uint recheck_flag;
-shared ITEM_TYPE recheck_value;
-
-// With FLAG_STATS: a look-back's rounds, the tiles it walked back over and its fallbacks, summed.
-void count_look_back(uint rounds, uint walked, uint fallbacks) {
-    if (has_flag(FLAG_STATS) && gl_LocalInvocationIndex == 0u) {
-        atomicAdd(state[STATE_STAT_ROUNDS], rounds);
-        atomicAdd(state[STATE_STAT_WALKED], walked);
-        atomicAdd(state[STATE_STAT_FALLBACKS], fallbacks);
-    }
-}
-
-// The exclusive prefix of `tile` (> 0), in every invocation: op over every earlier tile, and the carry in.
-ITEM_TYPE look_back(uint tile) {
-    const uint window = clamp(params.chunk_tiles, 1u, VKC_WORKGROUP_SIZE);
-    const uint distance = VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex;
-    bool forced = has_flag(FLAG_FORCE_FALLBACK);
-    bool have = false;
-    ITEM_TYPE acc = ITEM_IDENTITY; // op over tiles (nearest, tile)
-    int nearest = int(tile) - 1;    // the nearest tile not yet folded in
-    uint reach = window;            // tiles read this round: the window, or 1 while polling a silent one
-    uint polls = 0u, fallbacks = 0u;
-    // Every round either folds in at least one tile or polls (at most spin_limit times for one silent
-    // tile), so this bound is never reached by a correct run; it guarantees the loop ends whatever the
-    // device does, and past it the prefix is computed from the input outright.
-    const uint max_rounds = (tile + 1u) * (params.spin_limit + 2u);
-    for (uint round = 0u; round < max_rounds; ++round) {
-        uint half_at = (round & 1u) * VKC_WORKGROUP_SIZE;
-        uint slot = round % 3u;
-        int mine = nearest - int(distance);
-        uint flag = STATUS_UNREAD;
-        ITEM_TYPE value = ITEM_IDENTITY;
-        if (distance < reach) {
-            if (mine >= 0) {
-                read_status(uint(mine), 0u, flag, value);
-                flag = forced && mine == int(tile) - 1 ? STATUS_NONE : flag;
-            } else if (mine == -1) {
-                flag = STATUS_PREFIX; // before tile 0: the carry in, as an inclusive prefix
-                value = carry_in();
-            }
-            window_flags[half_at + distance] = flag;
-            if (flag != STATUS_AGGREGATE) {
-                atomicMin(window_cut[slot], distance);
-            }
-        }
-        barrier();
-        uint cut = min(window_cut[slot], reach); // == reach: every entry read was an aggregate
-        uint cut_flag = cut < reach ? window_flags[half_at + cut] : STATUS_UNREAD;
-        if (gl_LocalInvocationIndex == 0u) {
-            window_cut[(round + 2u) % 3u] = VKC_WORKGROUP_SIZE;
-        }
-        // Entries nearer than the cut are aggregates, and an inclusive prefix at the cut ends the walk:
-        // they go in, in tile order, whatever happens next.
-        uint folded = cut_flag == STATUS_PREFIX ? cut + 1u : cut;
-        if (folded > 0u) { // uniform
-            ITEM_TYPE part, unused;
-            VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(distance < folded ? value : ITEM_IDENTITY, unused, part);
-            acc = have ? ITEM_COMBINE(part, acc) : part;
-            have = true;
-            nearest -= int(folded);
-            polls = 0u;
-        }
-        if (cut_flag == STATUS_PREFIX) {
-            count_look_back(round + 1u, tile - 1u - uint(nearest), fallbacks);
-            return acc;
-        }
-        if (cut_flag == STATUS_UNREAD) {
-            reach = window;
-            continue;
-        }
-        // nearest is now the silent tile: poll it alone.
-        reach = 1u;
-        if (polls < params.spin_limit && !(forced && nearest == int(tile) - 1)) {
-            ++polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
-            continue;
-        }
-        // The fallback: compute the silent tile's total ourselves.
-        uint lost = uint(nearest);
-        ITEM_TYPE computed = reduce_tile_input(lost);
-        ++fallbacks;
-        if (has_flag(FLAG_IN_PLACE)) {
-            // In place, the tile may have posted and overwritten its input while we read it. It
-            // posts before it stores (the device-scope barrier in the tile scans), so if any item read
-            // was overwritten, a status read after the items (through `computed`, which every item
-            // feeds) shows the post, and the posted value wins.
-            if (gl_LocalInvocationIndex == 0u) {
-                read_status(lost, to_bits(computed).x, recheck_flag, recheck_value);
-            }
-            barrier();
-            uint again = recheck_flag;
-            ITEM_TYPE posted = recheck_value;
-            barrier(); // read before a later round writes them
-            if (again == STATUS_PREFIX) {
-                count_look_back(round + 1u, tile - lost, fallbacks);
-                return have ? ITEM_COMBINE(posted, acc) : posted;
-            }
-            if (again == STATUS_AGGREGATE) {
-                computed = posted;
-            }
-        }
-        acc = have ? ITEM_COMBINE(computed, acc) : computed;
-        have = true;
-        nearest = int(lost) - 1;
-        reach = window;
-        polls = 0u;
-    }
-    // Not reached in a correct run (see max_rounds): op over the input before this tile, and the carry.
-    ITEM_TYPE all = carry_in();
-    bool started = carry_in_present();
-    for (uint t = 0u; t < tile; ++t) {
-        ITEM_TYPE part = reduce_tile_input(t);
-        all = started ? ITEM_COMBINE(all, part) : part;
-        started = true;
-    }
-    return all;
-}
-
-// Post the aggregate, look back, post the inclusive prefix; returns the tile's exclusive prefix in
-// every invocation, with `seeded` false where there is none (tile 0 without a carry in). Uniform.
-ITEM_TYPE tile_prefix(uint tile, ITEM_TYPE aggregate, out bool seeded) {
-    seeded = tile > 0u || carry_in_present();
-    if (tile > 0u && gl_LocalInvocationIndex == 0u) {
-        post(tile, STATUS_AGGREGATE, aggregate);
-    }
-    ITEM_TYPE exclusive = tile > 0u ? look_back(tile) : carry_in();
-    if (gl_LocalInvocationIndex == 0u) {
-        ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
-        post(tile, STATUS_PREFIX, inclusive);
-        if (tile == params.tiles - 1u) {
-            write_pair(carry_out_at(), inclusive);
-        }
-    }
-    return exclusive;
-}
 
 // ---- tiles in registers (CUB's blocked arrangement) --------------------------------------------
 // Staged: a full tile is read with striped vector loads (neighbouring invocations, neighbouring
@@ -416,6 +258,224 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
     }
 }
 
+// ---- chunks: reduce, and the reproducible scan -------------------------------------------------
+ITEM_TYPE reduce_chunk(uint chunk) {
+    uint tile_begin = chunk * params.chunk_tiles;
+    uint tile_end = min(tile_begin + params.chunk_tiles, params.tiles);
+    ITEM_TYPE total = ITEM_IDENTITY;
+#if ITEM_COMMUTATIVE
+    // Any arrangement will do: striped loads, four in flight, one accumulator per invocation.
+    const uint size = VKC_WORKGROUP_SIZE;
+    uint begin = tile_begin * tile_items();
+    uint end = min(tile_end * tile_items(), params.count);
+    ITEM_TYPE own = ITEM_IDENTITY;
+#if ITEM_VEC_WIDTH > 1
+    uint v = begin / ITEM_VEC_WIDTH + gl_LocalInvocationIndex;
+    uint vectors_end = end / ITEM_VEC_WIDTH;
+    for (; v + 3u * size < vectors_end; v += 4u * size) {
+        ITEM_VEC x0 = vectors_in[v], x1 = vectors_in[v + size], x2 = vectors_in[v + 2u * size],
+                 x3 = vectors_in[v + 3u * size];
+        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            own = ITEM_COMBINE(own, ITEM_COMBINE(ITEM_COMBINE(ITEM_PREPARE(x0[c]), ITEM_PREPARE(x1[c])),
+                                                 ITEM_COMBINE(ITEM_PREPARE(x2[c]), ITEM_PREPARE(x3[c]))));
+        }
+    }
+    for (; v < vectors_end; v += size) {
+        ITEM_VEC x = vectors_in[v];
+        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            own = ITEM_COMBINE(own, ITEM_PREPARE(x[c]));
+        }
+    }
+    uint i = vectors_end * ITEM_VEC_WIDTH + gl_LocalInvocationIndex; // the count's last partial vector
+#else
+    uint i = begin + gl_LocalInvocationIndex;
+#endif
+    for (; i < end; i += size) {
+        own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[i]));
+    }
+    ITEM_TYPE before;
+    VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
+#else
+    // In order: tile by tile, each reduced in the blocked arrangement.
+    for (uint tile = tile_begin; tile < tile_end; ++tile) {
+        ITEM_TYPE items[VKC_ITEMS];
+        load_tile(tile, items);
+        ITEM_TYPE part = VKC_PASTE(vkc_block_reduce_, ITEM_OP)(items);
+        total = tile == tile_begin ? part : ITEM_COMBINE(total, part);
+    }
+#endif
+    return total;
+}
+
+// The total of a whole (full) chunk from its input, lean on registers: the look-back's fallback runs
+// while a tile is held in registers. Each invocation folds its own consecutive items, then one ordered
+// work-group reduce (operators need not commute).
+ITEM_TYPE reduce_chunk_input(uint chunk) {
+    uint per_invocation = params.chunk_tiles * items_per_invocation;
+    uint first = chunk * params.chunk_tiles * tile_items() + gl_LocalInvocationIndex * per_invocation;
+    ITEM_TYPE own = ITEM_PREPARE(items_in[first]);
+    for (uint i = 1u; i < per_invocation; ++i) {
+        own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[first + i]));
+    }
+    ITEM_TYPE before, total;
+    VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
+    return total;
+}
+
+// ---- the look-back: the whole work-group, in rounds ------------------------------------------------
+// Each round the last invocations read one predecessor's status each (invocation m the one at
+// distance size-1-m from the nearest chunk not yet folded, so that invocation order is chunk order),
+// the nearest entry that is not an aggregate is found through shared memory, and one work-group
+// reduce folds the aggregates in front of it (and it too, if it is an inclusive prefix). A round reads
+// a window of chunks (chosen by the host); once it meets a silent one, rounds poll that chunk alone
+// until it posts. Status lines are hot (every chunk in flight reads its predecessors'), and on the
+// H100 polling a whole window at once cost more than a third of the speed.
+// Control flow is uniform across the work-group throughout (every decision comes from shared memory
+// after a barrier), so no invocation spins alone and nothing relies on a subgroup staying converged
+// in a loop (Vulkan promises that only with VK_KHR_shader_maximal_reconvergence; NVIDIA's driver
+// split a subgroup-wide polling loop and folded garbage).
+// Window flags, double-buffered by round parity (indexed by distance); `window_cut` holds the distance of the nearest entry
+// that is not an aggregate, by shared atomicMin, in three slots in rotation, each reset two rounds
+// before it is used again (scan_look_back resets all three first).
+const uint STATUS_UNREAD = 3u; // past this round's reach
+shared uint window_flags[2u * scratch_capacity];
+shared uint window_cut[3];
+shared uint recheck_flag;
+shared ITEM_TYPE recheck_value;
+
+// With FLAG_STATS: a look-back's rounds, the chunks it walked back over and its fallbacks, summed.
+void count_look_back(uint rounds, uint walked, uint fallbacks) {
+    if (has_flag(FLAG_STATS) && gl_LocalInvocationIndex == 0u) {
+        atomicAdd(state[STATE_STAT_ROUNDS], rounds);
+        atomicAdd(state[STATE_STAT_WALKED], walked);
+        atomicAdd(state[STATE_STAT_FALLBACKS], fallbacks);
+    }
+}
+
+// The exclusive prefix of `chunk` (> 0), in every invocation: op over every earlier chunk, and the carry in.
+ITEM_TYPE look_back(uint chunk) {
+    const uint window = clamp(params.spin_limit >> 16u, 1u, VKC_WORKGROUP_SIZE);
+    const uint spin_limit = params.spin_limit & 0xffffu;
+    const uint distance = VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex;
+    bool forced = has_flag(FLAG_FORCE_FALLBACK);
+    bool have = false;
+    ITEM_TYPE acc = ITEM_IDENTITY; // op over chunks (nearest, chunk)
+    int nearest = int(chunk) - 1;   // the nearest chunk not yet folded in
+    uint reach = window;            // chunks read this round: the window, or 1 while polling a silent one
+    uint polls = 0u, fallbacks = 0u;
+    // Every round either folds in at least one chunk or polls (at most spin_limit times for one silent
+    // chunk), so this bound is never reached by a correct run; it guarantees the loop ends whatever the
+    // device does, and past it the prefix is computed from the input outright.
+    const uint max_rounds = (chunk + 1u) * (spin_limit + 2u);
+    for (uint round = 0u; round < max_rounds; ++round) {
+        uint half_at = (round & 1u) * VKC_WORKGROUP_SIZE;
+        uint slot = round % 3u;
+        int mine = nearest - int(distance);
+        uint flag = STATUS_UNREAD;
+        ITEM_TYPE value = ITEM_IDENTITY;
+        if (distance < reach) {
+            if (mine >= 0) {
+                read_status(uint(mine), 0u, flag, value);
+                flag = forced && mine == int(chunk) - 1 ? STATUS_NONE : flag;
+            } else if (mine == -1) {
+                flag = STATUS_PREFIX; // before chunk 0: the carry in, as an inclusive prefix
+                value = carry_in();
+            }
+            window_flags[half_at + distance] = flag;
+            if (flag != STATUS_AGGREGATE) {
+                atomicMin(window_cut[slot], distance);
+            }
+        }
+        barrier();
+        uint cut = min(window_cut[slot], reach); // == reach: every entry read was an aggregate
+        uint cut_flag = cut < reach ? window_flags[half_at + cut] : STATUS_UNREAD;
+        if (gl_LocalInvocationIndex == 0u) {
+            window_cut[(round + 2u) % 3u] = VKC_WORKGROUP_SIZE;
+        }
+        // Entries nearer than the cut are aggregates, and an inclusive prefix at the cut ends the walk:
+        // they go in, in chunk order, whatever happens next.
+        uint folded = cut_flag == STATUS_PREFIX ? cut + 1u : cut;
+        if (folded > 0u) { // uniform
+            ITEM_TYPE part, unused;
+            VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(distance < folded ? value : ITEM_IDENTITY, unused, part);
+            acc = have ? ITEM_COMBINE(part, acc) : part;
+            have = true;
+            nearest -= int(folded);
+            polls = 0u;
+        }
+        if (cut_flag == STATUS_PREFIX) {
+            count_look_back(round + 1u, chunk - 1u - uint(nearest), fallbacks);
+            return acc;
+        }
+        if (cut_flag == STATUS_UNREAD) {
+            reach = window;
+            continue;
+        }
+        // nearest is now the silent chunk: poll it alone.
+        reach = 1u;
+        if (polls < spin_limit && !(forced && nearest == int(chunk) - 1)) {
+            ++polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
+            continue;
+        }
+        // The fallback: compute the silent chunk's total ourselves.
+        uint lost = uint(nearest);
+        ITEM_TYPE computed = reduce_chunk_input(lost);
+        ++fallbacks;
+        if (has_flag(FLAG_IN_PLACE)) {
+            // In place, the chunk may have posted and overwritten its input while we read it. It
+            // posts before it stores (the device-scope barrier in the chunk scans), so if any item read
+            // was overwritten, a status read after the items (through `computed`, which every item
+            // feeds) shows the post, and the posted value wins.
+            if (gl_LocalInvocationIndex == 0u) {
+                read_status(lost, to_bits(computed).x, recheck_flag, recheck_value);
+            }
+            barrier();
+            uint again = recheck_flag;
+            ITEM_TYPE posted = recheck_value;
+            barrier(); // read before a later round writes them
+            if (again == STATUS_PREFIX) {
+                count_look_back(round + 1u, chunk - lost, fallbacks);
+                return have ? ITEM_COMBINE(posted, acc) : posted;
+            }
+            if (again == STATUS_AGGREGATE) {
+                computed = posted;
+            }
+        }
+        acc = have ? ITEM_COMBINE(computed, acc) : computed;
+        have = true;
+        nearest = int(lost) - 1;
+        reach = window;
+        polls = 0u;
+    }
+    // Not reached in a correct run (see max_rounds): op over the input before this chunk, and the carry.
+    ITEM_TYPE all = carry_in();
+    bool started = carry_in_present();
+    for (uint t = 0u; t < chunk; ++t) {
+        ITEM_TYPE part = reduce_chunk_input(t);
+        all = started ? ITEM_COMBINE(all, part) : part;
+        started = true;
+    }
+    return all;
+}
+
+// Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
+// every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
+ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, out bool seeded) {
+    seeded = chunk > 0u || carry_in_present();
+    if (chunk > 0u && gl_LocalInvocationIndex == 0u) {
+        post(chunk, STATUS_AGGREGATE, aggregate);
+    }
+    ITEM_TYPE exclusive = chunk > 0u ? look_back(chunk) : carry_in();
+    if (gl_LocalInvocationIndex == 0u) {
+        ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
+        post(chunk, STATUS_PREFIX, inclusive);
+        if (chunk == params.chunks - 1u) {
+            write_pair(carry_out_at(), inclusive);
+        }
+    }
+    return exclusive;
+}
+
 // ---- the look-back scan's tiles ------------------------------------------------------------------
 shared uint ticket;
 
@@ -513,7 +573,7 @@ void scan_tile_raked(uint tile) {
         aggregate = ITEM_COMBINE(aggregate, subgroup_totals[s]);
     }
     bool seeded;
-    ITEM_TYPE prefix = tile_prefix(tile, aggregate, seeded);
+    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, seeded);
     if (subgroup > 0u) {
         prefix = seeded ? ITEM_COMBINE(prefix, before_subgroup) : before_subgroup;
         seeded = true;
@@ -562,7 +622,7 @@ void scan_tile_blocked(uint tile) {
     VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE), VKC_PREFIX_NONE, ITEM_IDENTITY,
                                              aggregate, unused);
     bool seeded;
-    ITEM_TYPE prefix = tile_prefix(tile, aggregate, seeded);
+    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, seeded);
     if (seeded) {
         for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = ITEM_COMBINE(prefix, items[i]);
@@ -576,14 +636,44 @@ void scan_tile_blocked(uint tile) {
 }
 #endif
 
-// One tile a work-group. Work-groups that loop over tickets, taking the next ticket and loading its
+// A chunk's tiles in turn from memory, in the blocked arrangement, seeded with the chunk's
+// exclusive prefix (MODE_SCAN_CHUNKS, and MODE_SCAN's chunks of more than one tile).
+void scan_chunk_tiles(uint chunk, ITEM_TYPE running, bool seeded) {
+    uint tile_begin = chunk * params.chunk_tiles;
+    uint tile_end = min(tile_begin + params.chunk_tiles, params.tiles);
+    for (uint tile = tile_begin; tile < tile_end; ++tile) {
+        ITEM_TYPE items[VKC_ITEMS];
+        load_tile(tile, items);
+        ITEM_TYPE aggregate, prefix;
+        VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE),
+                                                 seeded ? VKC_PREFIX_UNIFORM : VKC_PREFIX_NONE, running,
+                                                 aggregate, prefix);
+        running = seeded ? ITEM_COMBINE(running, aggregate) : aggregate;
+        seeded = true;
+        store_tile(tile, items);
+    }
+}
+
+// A chunk of several tiles: reduced from memory (no registers held through the look-back), then
+// read again and scanned. The second read comes soon after the first, mostly from L2.
+void scan_chunk_twice(uint chunk) {
+    bool seeded;
+    ITEM_TYPE prefix = chunk_prefix(chunk, reduce_chunk(chunk), seeded);
+    if (has_flag(FLAG_IN_PLACE)) {
+        // See scan_tile_raked.
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+    }
+    scan_chunk_tiles(chunk, prefix, seeded);
+}
+
+// One chunk a work-group. Work-groups that loop over tickets, taking the next ticket and loading its
 // tile before this tile's look-back, ran at half the speed on the H100 (a taken ticket whose tile
 // waits for its group's current one holds up every later tile's look-back).
 void scan_look_back() {
     if (gl_LocalInvocationIndex == 0u) {
-        // Tiles in the order groups start, not by ID. A lone tile takes no ticket, so the host zeroes
-        // no counter for it: a scan of one tile is one dispatch, with no fill and barrier before it.
-        ticket = params.tiles == 1u ? 0u : atomicAdd(state[STATE_COUNTER], 1u);
+        // Chunks in the order groups start, not by ID. A lone chunk takes no ticket, so the host
+        // zeroes no counter for it: a scan of one chunk is one dispatch, with no fill and barrier before it.
+        ticket = params.chunks == 1u ? 0u : atomicAdd(state[STATE_COUNTER], 1u);
     }
     if (gl_LocalInvocationIndex == 0u) {
         for (uint k = 0u; k < 3u; ++k) {
@@ -591,66 +681,22 @@ void scan_look_back() {
         }
     }
     barrier();
-    uint tile = ticket;
-    if (tile >= params.tiles) {
+    uint chunk = ticket;
+    if (chunk >= params.chunks) {
         return; // a spare group of a 2D grid
     }
+    if (look_back_chunked) {
+        scan_chunk_twice(chunk);
+        return;
+    }
 #if RAKED_TILES
-    scan_tile_raked(tile);
+    scan_tile_raked(chunk);
 #else
-    scan_tile_blocked(tile);
+    scan_tile_blocked(chunk);
 #endif
 }
 
 // ---- chunks: reduce, and the reproducible scan -------------------------------------------------
-ITEM_TYPE reduce_chunk(uint chunk) {
-    uint tile_begin = chunk * params.chunk_tiles;
-    uint tile_end = min(tile_begin + params.chunk_tiles, params.tiles);
-    ITEM_TYPE total = ITEM_IDENTITY;
-#if ITEM_COMMUTATIVE
-    // Any arrangement will do: striped loads, four in flight, one accumulator per invocation.
-    const uint size = VKC_WORKGROUP_SIZE;
-    uint begin = tile_begin * tile_items();
-    uint end = min(tile_end * tile_items(), params.count);
-    ITEM_TYPE own = ITEM_IDENTITY;
-#if ITEM_VEC_WIDTH > 1
-    uint v = begin / ITEM_VEC_WIDTH + gl_LocalInvocationIndex;
-    uint vectors_end = end / ITEM_VEC_WIDTH;
-    for (; v + 3u * size < vectors_end; v += 4u * size) {
-        ITEM_VEC x0 = vectors_in[v], x1 = vectors_in[v + size], x2 = vectors_in[v + 2u * size],
-                 x3 = vectors_in[v + 3u * size];
-        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-            own = ITEM_COMBINE(own, ITEM_COMBINE(ITEM_COMBINE(ITEM_PREPARE(x0[c]), ITEM_PREPARE(x1[c])),
-                                                 ITEM_COMBINE(ITEM_PREPARE(x2[c]), ITEM_PREPARE(x3[c]))));
-        }
-    }
-    for (; v < vectors_end; v += size) {
-        ITEM_VEC x = vectors_in[v];
-        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-            own = ITEM_COMBINE(own, ITEM_PREPARE(x[c]));
-        }
-    }
-    uint i = vectors_end * ITEM_VEC_WIDTH + gl_LocalInvocationIndex; // the count's last partial vector
-#else
-    uint i = begin + gl_LocalInvocationIndex;
-#endif
-    for (; i < end; i += size) {
-        own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[i]));
-    }
-    ITEM_TYPE before;
-    VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
-#else
-    // In order: tile by tile, each reduced in the blocked arrangement.
-    for (uint tile = tile_begin; tile < tile_end; ++tile) {
-        ITEM_TYPE items[VKC_ITEMS];
-        load_tile(tile, items);
-        ITEM_TYPE part = VKC_PASTE(vkc_block_reduce_, ITEM_OP)(items);
-        total = tile == tile_begin ? part : ITEM_COMBINE(total, part);
-    }
-#endif
-    return total;
-}
-
 shared bool finished_last;
 
 // MODE_REDUCE and MODE_REDUCE_CHUNKS: chunk totals, then the last group to finish walks them.
@@ -705,21 +751,7 @@ void scan_chunks() {
     if (chunk >= params.chunks) {
         return;
     }
-    ITEM_TYPE running = read_pair(STATE_TILES + 2u * chunk);
-    bool seeded = chunk > 0u || carry_in_present();
-    uint tile_begin = chunk * params.chunk_tiles;
-    uint tile_end = min(tile_begin + params.chunk_tiles, params.tiles);
-    for (uint tile = tile_begin; tile < tile_end; ++tile) {
-        ITEM_TYPE items[VKC_ITEMS];
-        load_tile(tile, items);
-        ITEM_TYPE aggregate, prefix;
-        VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE),
-                                                 seeded ? VKC_PREFIX_UNIFORM : VKC_PREFIX_NONE, running,
-                                                 aggregate, prefix);
-        running = seeded ? ITEM_COMBINE(running, aggregate) : aggregate;
-        seeded = true;
-        store_tile(tile, items);
-    }
+    scan_chunk_tiles(chunk, read_pair(STATE_TILES + 2u * chunk), chunk > 0u || carry_in_present());
 }
 
 void main() {
