@@ -5,8 +5,8 @@
 //   std::vector<float> sums = ctx.scan(std::span<const float>(host), vkc::Op::add);
 //   double total = ctx.reduce(std::span<const double>(host), vkc::Op::add);
 //
-// Algorithm: a single-pass chained scan with decoupled look-back (tiles from an atomic ticket; a
-// tile that waits too long for a predecessor computes it from the input), or, with
+// Algorithm: a single-pass chained scan with decoupled look-back (tiles, or chunks of tiles, from an
+// atomic ticket; a work-group that waits too long for a predecessor computes it from the input), or, with
 // ScanOptions::reproducible, a reduce-then-scan over chunks whose order is fixed by the sizes alone.
 // Reduce always works that way. Buffers larger than maxStorageBufferRange are scanned in segments
 // with the running total carried on the device; host arrays are streamed through the device in chunks.
@@ -45,8 +45,8 @@ struct ScanOptions {
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;
     // Full tiles move between memory and registers through shared memory, for coalesced loads and
-    // stores (tiles up to 16 KiB), in reduce, in the reproducible scan's passes and in shared-memory
-    // modules. The look-back scan of subgroup modules ignores it: each subgroup walks its part of the
+    // stores (tiles up to 16 KiB), in reduce, in the reproducible scan's passes, in look-back chunks of
+    // several tiles and in shared-memory modules. The look-back scan of subgroup modules ignores it: each subgroup walks its part of the
     // tile with vector loads that are coalesced as they are. -1: chosen for the device; 0 off; 1 on.
     int staged = -1;
     // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
