@@ -18,21 +18,21 @@
 //   MODE_SCAN_CHUNKS   ... from which each work-group rescans its chunk. These two make the
 //                      reproducible scan: every value is combined in an order fixed by the sizes alone.
 //
-// Forward progress: Vulkan promises none between work-groups, so a tile never waits without bound.
-// After spin_limit polls of a predecessor that has not posted, the look-back computes that tile's
+// Forward progress: Vulkan promises none between work-groups, so a chunk never waits without bound.
+// After spin_limit polls of a predecessor that has not posted, the look-back computes that chunk's
 // total from its input itself (the decoupled fallback of Smith, Levien and Owens, 2025) and goes on.
-// FLAG_FORCE_FALLBACK makes every tile do so for its predecessor without polling (a test setting).
+// FLAG_FORCE_FALLBACK makes every chunk do so for its predecessor without polling (a test setting).
 //
 // Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 state (uint words):
 //   [0] ticket or finished-group counter, zeroed by the host before each dispatch that uses it (not
 //       for a dispatch of one chunk)
-//   [1], [6], [7] with FLAG_STATS: look-back rounds, tiles walked back and fallbacks, summed over tiles
+//   [1], [6], [7] with FLAG_STATS: look-back rounds, chunks walked back and fallbacks, summed over chunks
 //   [2, 3] and [4, 5] carry slots: the running total in from the previous dispatch and out to the
 //          next (buffers past maxStorageBufferRange, host arrays streamed in chunks), alternating
 //   [8, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, zeroed by the host before each
 //          dispatch of more than one chunk; other modes: chunk totals, two words each.
 // A status word is flag << 30 | 16 bits of the value, so 32-bit atomics carry flag and value
-// together: a reader that sees the same flag in every word of a tile has a consistent value, with no
+// together: a reader that sees the same flag in every word of a chunk has a consistent value, with no
 // 64-bit atomics and no ordering between separate flag and value words.
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
