@@ -38,6 +38,7 @@ struct ScanOptions {
     // Tiles one work-group of the look-back scan takes. 1: the tile stays in registers through the
     // look-back; more: the chunk is reduced from memory first, then read again (mostly from L2) and
     // scanned, so fewer, longer links join the chain. 0: chosen for the device (Context::scan_tile).
+    // The reproducible mode ignores it.
     uint32_t look_back_chunk_tiles = 0;
     // Tile shape: invocations per work-group and items per invocation. 0: chosen for the device
     // (Context::scan_tile). The work-group size is rounded up to a multiple of the subgroup size and
@@ -46,8 +47,9 @@ struct ScanOptions {
     uint32_t items_per_invocation = 0;
     // Full tiles move between memory and registers through shared memory, for coalesced loads and
     // stores (tiles up to 16 KiB), in reduce, in the reproducible scan's passes, in look-back chunks of
-    // several tiles and in shared-memory modules. The look-back scan of subgroup modules ignores it: each subgroup walks its part of the
-    // tile with vector loads that are coalesced as they are. -1: chosen for the device; 0 off; 1 on.
+    // several tiles and in shared-memory modules. A look-back tile held in registers by a subgroup
+    // module ignores it: each subgroup walks its part of the tile with vector loads that are
+    // coalesced as they are. -1: chosen for the device; 0 off; 1 on.
     int staged = -1;
     // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
     // 0: chosen for the device. Results are reproducible for a fixed value.
