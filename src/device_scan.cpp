@@ -14,9 +14,13 @@ namespace {
 constexpr uint32_t mode_scan = 0, mode_reduce = 1, mode_reduce_chunks = 2, mode_scan_chunks = 3;
 constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
                    flag_in_place = 16, flag_stats = 32;
-constexpr uint32_t state_header_words = 8; // counter, two carry slots (see device_scan.comp)
+// Scratch words (device_scan.comp): the look-back's ticket, the finished-group counter of reduce
+// (zero between dispatches), two carry slots, the look-back's statistics, then the chunks' status or
+// totals.
+constexpr uint32_t state_header_words = 12;
+constexpr uint32_t ticket_word = 0, finished_word = 1;
 // Header words the look-back's counters go to with flag_stats (STATE_STAT_* in device_scan.comp).
-constexpr uint32_t stat_rounds_word = 1, stat_walked_word = 6, stat_fallbacks_word = 7;
+constexpr uint32_t stat_rounds_word = 6, stat_walked_word = 7, stat_fallbacks_word = 8;
 constexpr uint32_t default_spin_limit = 256;
 // Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
 constexpr uint32_t max_items_per_invocation = 32;
@@ -40,6 +44,11 @@ uint32_t lookback_window(uint32_t workgroup_size) {
 // (state words 1, 6, 7), and Context::scan prints them per tile (a kernel experiment's diagnostic).
 bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// Reduce takes no look-back, so the tile it is given ignores look-back chunks.
+ScanOptions reduce_options(ScanOptions o) {
+    o.look_back_chunk_tiles = 0;
+    return o;
+}
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
 // How a count splits into dispatches and each dispatch into tiles and chunks.
@@ -202,7 +211,7 @@ uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOption
 }
 
 uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
-    Layout l = make_layout(impl_->info, scan_tile(type, o), type, count, o);
+    Layout l = make_layout(impl_->info, scan_tile(type, reduce_options(o)), type, count, o);
     return 4 * state_words(type, l, count, false);
 }
 
@@ -234,7 +243,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
                     std::string(name(type)) + " items");
     }
     const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
-    ScanTile tile = scan_tile(type, o, reduce ? 0 : count);
+    ScanTile tile = reduce ? scan_tile(type, reduce_options(o)) : scan_tile(type, o, count);
     if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
         m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
     }
@@ -341,20 +350,20 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         p.flags = (o.exclusive ? flag_exclusive : 0) | (carry_in || s > 0 ? flag_carry_in : 0) |
                   (st.carry_slot_after ? flag_carry_slot : 0) | (o.force_fallback ? flag_force_fallback : 0) |
                   (in_place ? flag_in_place : 0);
-        l.chunks_of(tiles, p.chunks, p.chunk_tiles);
         if (s > 0) st.steps.push_back({Step::compute_to_compute});
-        // A scan of one chunk takes no ticket and a reduce of one chunk counts no groups (see the
-        // shader), so they need no zeroed state: one dispatch, without the fill and the barrier after
-        // it, which cost about 3 microseconds on the H100 (most of a small scan's time).
+        // A scan of one chunk takes no ticket and a reduce of one chunk counts no groups, so they need
+        // no zeroed state: one dispatch, without a fill and the barrier after it (about 3
+        // microseconds on the H100, most of a small scan's time). Reduce leaves its counter zero, so
+        // on a scratch the caller keeps zeroed it needs no fill either, nor do later segments.
         if (!reduce && !o.reproducible) {
             bool stats = lookback_stats();
             p.chunk_tiles = l.tile.look_back_chunk_tiles;
             p.chunks = uint32_t(l.look_back_chunks_of(tiles));
             if (p.chunks > 1 || stats) {
-                fill(0, 4); // the ticket counter
+                fill(4 * ticket_word, 4);
                 if (stats) {
                     p.flags |= flag_stats;
-                    for (uint32_t word : {stat_rounds_word, stat_walked_word, stat_fallbacks_word}) fill(4 * word, 4);
+                    fill(4 * stat_rounds_word, 4 * 3); // the three counters are adjacent
                 }
                 fill(4 * state_header_words, 4 * uint64_t(p.chunks) * status_words(type));
                 st.steps.push_back({Step::to_compute});
@@ -363,8 +372,9 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
             p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
             dispatch(uint32_t(s), p, p.chunks);
         } else {
-            if (p.chunks > 1) {
-                fill(0, 4); // the finished-group counter
+            l.chunks_of(tiles, p.chunks, p.chunk_tiles);
+            if (p.chunks > 1 && !o.scratch_zeroed && s == 0) {
+                fill(4 * finished_word, 4);
                 st.steps.push_back({Step::to_compute});
             }
             p.mode = reduce ? mode_reduce : mode_reduce_chunks;
@@ -400,18 +410,30 @@ void Context::run_plan(const ScanPlan& plan) {
     impl_->finish_timed();
 }
 
+// The Context's own scratch, zeroed when it is made and kept zeroed by every plan on it
+// (ScanOptions::scratch_zeroed), so its scans and reduces record no fill.
 Buffer& Context::scratch_for(uint64_t bytes) {
     if (impl_->scratch.size() < bytes) {
         impl_->scratch = Buffer();
-        impl_->scratch = create_buffer(std::max<uint64_t>(bytes, 4096));
+        Buffer fresh = create_buffer(std::max<uint64_t>(bytes, 4096));
+        std::vector<uint8_t> zeros(fresh.size());
+        upload(fresh, zeros.data(), zeros.size());
+        impl_->scratch = std::move(fresh);
     }
     return impl_->scratch;
 }
 
+namespace {
+ScanOptions on_own_scratch(ScanOptions o) {
+    o.scratch_zeroed = true;
+    return o;
+}
+} // namespace
+
 void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
     if (count == 0) return;
     Buffer& scratch = scratch_for(scan_scratch_bytes(type, count, o));
-    ScanPlan plan = make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), o, false, 0);
+    ScanPlan plan = make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), on_own_scratch(o), false, 0);
     run_plan(plan);
     // The counters cover one dispatch: segmented scans zero them per segment, so print single ones only.
     if (lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
@@ -428,7 +450,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
 void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {
     Buffer& scratch = scratch_for(reduce_scratch_bytes(type, count, o));
     BufferRange in = count ? whole(input) : BufferRange{};
-    run_plan(make_plan(true, type, op, count, in, whole(result), whole(scratch), o, false, 0));
+    run_plan(make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
 }
 
 // Host arrays: chunks of stream_bytes go up, are scanned in place with the carry of the chunks
@@ -445,7 +467,8 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     for (uint64_t first = 0; first < count; first += chunk) {
         uint64_t n = std::min(chunk, count - first);
         upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
-        ScanPlan plan = make_plan(false, type, op, n, whole(device), whole(device), whole(scratch), o, first > 0, slot);
+        ScanPlan plan =
+            make_plan(false, type, op, n, whole(device), whole(device), whole(scratch), on_own_scratch(o), first > 0, slot);
         run_plan(plan);
         slot = plan.state_->carry_slot_after;
         download(device, static_cast<char*>(out) + first * bytes, n * bytes);
@@ -455,7 +478,7 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
 void Context::reduce_host(const void* items, void* result, uint64_t count, Type type, Op op,
                           const ScanOptions& o) {
     uint64_t bytes = size_of(type);
-    ScanTile tile = scan_tile(type, o);
+    ScanTile tile = scan_tile(type, reduce_options(o));
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
     Buffer device = create_buffer(chunk * bytes);
@@ -467,7 +490,7 @@ void Context::reduce_host(const void* items, void* result, uint64_t count, Type 
         uint64_t n = std::min(chunk, count - first);
         if (n) upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
         ScanPlan plan = make_plan(true, type, op, n, n ? whole(device) : BufferRange{}, whole(total), whole(scratch),
-                                  o, first > 0, slot);
+                                  on_own_scratch(o), first > 0, slot);
         run_plan(plan);
         slot = plan.state_->carry_slot_after;
         first += n;

@@ -165,6 +165,37 @@ TEST_CASE("device scan: recorded into a caller's command buffer at non-zero offs
     }
 }
 
+// ScanOptions::scratch_zeroed: the caller zeroes the scratch once and reduce plans record no fill;
+// each case runs its plan twice on the same scratch, on different items, so a counter the first run
+// left behind would break the second. Context::scan and reduce work this way on their own scratch
+// (every other case here runs there, one after another, in every mode).
+TEST_CASE("device scan: recorded plans on a scratch the caller keeps zeroed") {
+    uint64_t seed = 700;
+    for (Type t : {Type::u32, Type::f64, Type::u32x2, Type::i16}) {
+        Op op = t == Type::u32x2 ? Op::segmented_add : t == Type::f64 ? Op::max : Op::add;
+        uint64_t tile = tile_of(t);
+        for (int kind = 0; kind < 5; ++kind) {
+            verify::DeviceCase c = make(t, op, 5 * tile + 1 + seed % 7, kind == 2, kind == 1);
+            c.api = Api::recorded;
+            c.options.scratch_zeroed = true;
+            c.in_place = kind == 1 || kind == 4;
+            c.options.reproducible = kind == 3;
+            c.options.force_fallback = kind == 4;
+            c.options.look_back_chunk_tiles = kind == 0 ? 2 : 0;
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
+    // Past one binding: every segment's dispatch finds the state as the one before left it.
+    verify::DeviceCase c = make(Type::u32, Op::add, 9 * tile_of(Type::u32) + 5);
+    c.api = Api::recorded;
+    c.options.scratch_zeroed = true;
+    c.options.segment_items = 4 * tile_of(Type::u32);
+    test::expect_pass(c);
+    c.reduce = true;
+    test::expect_pass(c);
+}
+
 TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
     uint64_t seed = 500;
     for (Type t : test::every_type()) {

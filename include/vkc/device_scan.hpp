@@ -59,6 +59,14 @@ struct ScanOptions {
     uint64_t segment_items = 0;
     // Host-array forms only: bytes moved to the device at a time. 0: up to 256 MiB.
     uint64_t stream_bytes = 0;
+    // Plans only: the caller zeroed its scratch range once (vkCmdFillBuffer with 0, or a zeroed
+    // upload) before the first plan that used it, so reduce and reproducible-scan plans record no fill
+    // of it and no barrier after the fill (about 3 microseconds on an H100, most of a small reduce's
+    // time). Every plan, of any type, op, size or options, leaves the word they rely on zero again
+    // when it completes (not a plan that did not complete: device lost). Look-back scans of more than
+    // one tile zero their own state first either way. Default off: the scratch may hold anything.
+    // Context::scan and reduce keep their own scratch this way.
+    bool scratch_zeroed = false;
     // Path::shared_memory uses the shared-memory module even where subgroup arithmetic exists.
     Path algorithm = Path::subgroup;
 };
@@ -86,11 +94,13 @@ struct BufferRange {
 // record(cmd) records, on the Context's device (cmd must come from it, in a queue family with
 // compute):
 //   fills of the scratch range (vkCmdFillBuffer), compute dispatches, and barriers between them
-//   (a scan of one tile or a reduce of one chunk is a single dispatch, with no fill).
+//   (a scan of one tile or a reduce of one chunk is a single dispatch, with no fill; with
+//   ScanOptions::scratch_zeroed a reduce is a single dispatch a binding, with no fill).
 // Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
 // bind point. No queue submission, no waits.
 // Barriers the caller owes:
-//   before: its earlier writes to the input (and earlier reads or writes of the output and scratch)
+//   before: its earlier writes to the input (and earlier reads or writes of the output and scratch,
+//     including an earlier plan on the same scratch and the fill that zeroed it)
 //     -> VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
 //        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
 //   after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT -> its readers of the output.

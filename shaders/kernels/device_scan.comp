@@ -24,13 +24,21 @@
 // FLAG_FORCE_FALLBACK makes every chunk do so for its predecessor without polling (a test setting).
 //
 // Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 state (uint words):
-//   [0] ticket or finished-group counter, zeroed by the host before each dispatch that uses it (not
-//       for a dispatch of one chunk)
-//   [1], [6], [7] with FLAG_STATS: look-back rounds, chunks walked back and fallbacks, summed over chunks
+//   [0] MODE_SCAN: the ticket, zeroed by the host before each dispatch of more than one chunk
+//   [1] MODE_REDUCE and MODE_REDUCE_CHUNKS: the finished-group counter, zero before and after each
+//       dispatch (the last group to count resets it), so the host zeroes it once (or before every
+//       plan, where the caller does not promise to keep it) and a reduce needs no fill and barrier
 //   [2, 3] and [4, 5] carry slots: the running total in from the previous dispatch and out to the
 //          next (buffers past maxStorageBufferRange, host arrays streamed in chunks), alternating
-//   [8, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, zeroed by the host before each
-//          dispatch of more than one chunk; other modes: chunk totals, two words each.
+//   [6], [7], [8] with FLAG_STATS: look-back rounds, chunks walked back and fallbacks, summed over
+//          chunks (zeroed by the host)
+//   [12, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, zeroed by the host before each
+//          dispatch of more than one chunk; other modes: chunk totals, two words each (written
+//          before they are read).
+// A dispatch of one chunk takes no ticket, counts nothing and posts nothing: one dispatch, no fill.
+// (Leaving the ticket and status zero for the next look-back scan would need every work-group to
+// count out behind a device-scope release, which waits for its tile's stores: on the H100 that cost
+// u32 scans at 2^28 a sixth of their speed, more than the fill and barrier it saves.)
 // A status word is flag << 30 | 16 bits of the value, so 32-bit atomics carry flag and value
 // together: a reader that sees the same flag in every word of a chunk has a consistent value, with no
 // 64-bit atomics and no ordering between separate flag and value words.
@@ -86,9 +94,9 @@ const uint FLAG_CARRY_SLOT = 4u;      // read the carry from slot 1 and write sl
 const uint FLAG_FORCE_FALLBACK = 8u;  // test setting: never trust the predecessor's post
 const uint FLAG_IN_PLACE = 16u;       // output aliases input: a tile's input is gone once it has posted
 const uint FLAG_STATS = 32u;          // count look-back rounds, tiles walked and fallbacks (VKC_LOOKBACK_STATS)
-const uint STATE_COUNTER = 0u;
-const uint STATE_STAT_ROUNDS = 1u, STATE_STAT_WALKED = 6u, STATE_STAT_FALLBACKS = 7u; // zeroed with FLAG_STATS
-const uint STATE_TILES = 8u;
+const uint STATE_TICKET = 0u, STATE_FINISHED = 1u;
+const uint STATE_STAT_ROUNDS = 6u, STATE_STAT_WALKED = 7u, STATE_STAT_FALLBACKS = 8u; // zeroed with FLAG_STATS
+const uint STATE_TILES = 12u;
 const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
 const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
 
@@ -259,9 +267,13 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
 }
 
 // ---- chunks: reduce, and the reproducible scan -------------------------------------------------
+// A chunk's tiles: [first_tile_of(chunk), end_tile_of(chunk)); the last chunk may be short.
+uint first_tile_of(uint chunk) { return chunk * params.chunk_tiles; }
+uint end_tile_of(uint chunk) { return min(first_tile_of(chunk) + params.chunk_tiles, params.tiles); }
+
 ITEM_TYPE reduce_chunk(uint chunk) {
-    uint tile_begin = chunk * params.chunk_tiles;
-    uint tile_end = min(tile_begin + params.chunk_tiles, params.tiles);
+    uint tile_begin = first_tile_of(chunk);
+    uint tile_end = end_tile_of(chunk);
     ITEM_TYPE total = ITEM_IDENTITY;
 #if ITEM_COMMUTATIVE
     // Any arrangement will do: striped loads, four in flight, one accumulator per invocation.
@@ -312,7 +324,7 @@ ITEM_TYPE reduce_chunk(uint chunk) {
 // work-group reduce (operators need not commute).
 ITEM_TYPE reduce_chunk_input(uint chunk) {
     uint per_invocation = params.chunk_tiles * items_per_invocation;
-    uint first = chunk * params.chunk_tiles * tile_items() + gl_LocalInvocationIndex * per_invocation;
+    uint first = first_tile_of(chunk) * tile_items() + gl_LocalInvocationIndex * per_invocation;
     ITEM_TYPE own = ITEM_PREPARE(items_in[first]);
     for (uint i = 1u; i < per_invocation; ++i) {
         own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[first + i]));
@@ -423,7 +435,7 @@ ITEM_TYPE look_back(uint chunk) {
         ++fallbacks;
         if (has_flag(FLAG_IN_PLACE)) {
             // In place, the chunk may have posted and overwritten its input while we read it. It
-            // posts before it stores (the device-scope barrier in the chunk scans), so if any item read
+            // posts before it stores (the device-scope barrier in chunk_prefix), so if any item read
             // was overwritten, a status read after the items (through `computed`, which every item
             // feeds) shows the post, and the posted value wins.
             if (gl_LocalInvocationIndex == 0u) {
@@ -460,18 +472,26 @@ ITEM_TYPE look_back(uint chunk) {
 
 // Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
 // every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
+// The last chunk posts nothing: no successor reads it (and a lone chunk leaves the state untouched).
 ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, out bool seeded) {
+    bool last = chunk == params.chunks - 1u;
     seeded = chunk > 0u || carry_in_present();
-    if (chunk > 0u && gl_LocalInvocationIndex == 0u) {
+    if (chunk > 0u && !last && gl_LocalInvocationIndex == 0u) {
         post(chunk, STATUS_AGGREGATE, aggregate);
     }
     ITEM_TYPE exclusive = chunk > 0u ? look_back(chunk) : carry_in();
     if (gl_LocalInvocationIndex == 0u) {
         ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
-        post(chunk, STATUS_PREFIX, inclusive);
-        if (chunk == params.chunks - 1u) {
+        if (last) {
             write_pair(carry_out_at(), inclusive);
+        } else {
+            post(chunk, STATUS_PREFIX, inclusive);
         }
+    }
+    if (has_flag(FLAG_IN_PLACE)) {
+        // The chunk's posts (by invocation 0) happen before any invocation overwrites its input, so
+        // a look-back that read overwritten items finds the post when it reads the status again.
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
     }
     return exclusive;
 }
@@ -578,11 +598,6 @@ void scan_tile_raked(uint tile) {
         prefix = seeded ? ITEM_COMBINE(prefix, before_subgroup) : before_subgroup;
         seeded = true;
     }
-    if (has_flag(FLAG_IN_PLACE)) {
-        // The tile's posts (by invocation 0) happen before any invocation overwrites its input, so a
-        // look-back that read overwritten items finds the post when it reads the status again.
-        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-    }
 #if EARLY_AGGREGATE
     for (uint r = 0u; r < rounds; ++r) {
         before_lane[r] = join_lanes_before(r, lane, before_lane[r], VEC_AT(v[r], ITEM_VEC_WIDTH - 1u));
@@ -628,10 +643,6 @@ void scan_tile_blocked(uint tile) {
             items[i] = ITEM_COMBINE(prefix, items[i]);
         }
     }
-    if (has_flag(FLAG_IN_PLACE)) {
-        // See scan_tile_raked.
-        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-    }
     store_tile(tile, items);
 }
 #endif
@@ -639,9 +650,7 @@ void scan_tile_blocked(uint tile) {
 // A chunk's tiles in turn from memory, in the blocked arrangement, seeded with the chunk's
 // exclusive prefix (MODE_SCAN_CHUNKS, and MODE_SCAN's chunks of more than one tile).
 void scan_chunk_tiles(uint chunk, ITEM_TYPE running, bool seeded) {
-    uint tile_begin = chunk * params.chunk_tiles;
-    uint tile_end = min(tile_begin + params.chunk_tiles, params.tiles);
-    for (uint tile = tile_begin; tile < tile_end; ++tile) {
+    for (uint tile = first_tile_of(chunk); tile < end_tile_of(chunk); ++tile) {
         ITEM_TYPE items[VKC_ITEMS];
         load_tile(tile, items);
         ITEM_TYPE aggregate, prefix;
@@ -659,10 +668,6 @@ void scan_chunk_tiles(uint chunk, ITEM_TYPE running, bool seeded) {
 void scan_chunk_twice(uint chunk) {
     bool seeded;
     ITEM_TYPE prefix = chunk_prefix(chunk, reduce_chunk(chunk), seeded);
-    if (has_flag(FLAG_IN_PLACE)) {
-        // See scan_tile_raked.
-        controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-    }
     scan_chunk_tiles(chunk, prefix, seeded);
 }
 
@@ -671,9 +676,8 @@ void scan_chunk_twice(uint chunk) {
 // waits for its group's current one holds up every later tile's look-back).
 void scan_look_back() {
     if (gl_LocalInvocationIndex == 0u) {
-        // Chunks in the order groups start, not by ID. A lone chunk takes no ticket, so the host
-        // zeroes no counter for it: a scan of one chunk is one dispatch, with no fill and barrier before it.
-        ticket = params.chunks == 1u ? 0u : atomicAdd(state[STATE_COUNTER], 1u);
+        // Chunks in the order groups start, not by ID. A lone chunk takes no ticket.
+        ticket = params.chunks == 1u ? 0u : atomicAdd(state[STATE_TICKET], 1u);
     }
     if (gl_LocalInvocationIndex == 0u) {
         for (uint k = 0u; k < 3u; ++k) {
@@ -713,8 +717,8 @@ void reduce_chunks() {
     }
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
     if (gl_LocalInvocationIndex == 0u) {
-        // One chunk is last without counting: the host zeroes no counter for it (one dispatch, no fill).
-        finished_last = params.chunks == 1u || atomicAdd(state[STATE_COUNTER], 1u) == params.chunks - 1u;
+        // One chunk is last without counting.
+        finished_last = params.chunks == 1u || atomicAdd(state[STATE_FINISHED], 1u) == params.chunks - 1u;
     }
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                    gl_SemanticsAcquireRelease);
@@ -742,6 +746,7 @@ void reduce_chunks() {
         if (params.mode == MODE_REDUCE) {
             items_out[0] = running;
         }
+        state[STATE_FINISHED] = 0u; // every group has counted: zero for the next dispatch
     }
 }
 

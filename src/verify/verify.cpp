@@ -717,6 +717,8 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         std::vector<uint8_t> data(data_size), scratch(scratch_size);
         for (auto& b : data) b = uint8_t(rng());
         for (auto& b : scratch) b = uint8_t(rng());
+        // A caller that keeps its scratch zeroed zeroes it once, before the first plan.
+        if (c.options.scratch_zeroed) std::fill_n(scratch.begin() + scratch_at, scratch_bytes, uint8_t(0));
         std::memcpy(data.data() + in_at, in.data(), bytes);
         Buffer data_buffer = ctx.create_buffer(data_size), scratch_buffer = ctx.create_buffer(scratch_size);
         ctx.upload(data_buffer, data.data(), data_size);
@@ -728,6 +730,23 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
                                  : ctx.plan_scan(c.type, c.op, c.count, in_range, out_range, scratch_range, c.options);
         CallerCommands commands(ctx);
         commands.run(plan);
+        if (c.options.scratch_zeroed && c.count > 0) {
+            // The plan must have left the scratch ready for the next one: run it again on other
+            // items (the same ones reversed, one of them doubled so that totals change too) and
+            // check that run. A counter left behind would lose the result or fold in old totals.
+            std::vector<T> reversed(in.rbegin(), in.rend());
+            if (c.count > 1) reversed[c.count / 2] = reversed[c.count / 2 - 1];
+            std::vector<uint8_t> first_out(out_bytes);
+            ctx.download(data_buffer, first_out.data(), out_bytes, out_at);
+            ctx.upload(data_buffer, reversed.data(), bytes, in_at);
+            commands.run(plan);
+            std::vector<T> second(std::max<uint64_t>(out_items, 1));
+            ctx.download(data_buffer, second.data(), out_bytes, out_at);
+            std::string err = check_device(c, reversed.data(), second.data());
+            if (!err.empty()) throw Error("the second run of the plan on the scratch the first left: " + err);
+            ctx.upload(data_buffer, in.data(), bytes, in_at);
+            ctx.upload(data_buffer, first_out.data(), out_bytes, out_at); // back as the first run left it
+        }
         std::vector<uint8_t> data_after(data_size), scratch_after(scratch_size);
         ctx.download(data_buffer, data_after.data(), data_size);
         ctx.download(scratch_buffer, scratch_after.data(), scratch_size);
@@ -855,6 +874,7 @@ std::string DeviceCase::label() const {
     if (options.algorithm == Path::shared_memory) s += " shared memory";
     if (api == Api::host) s += " host stream of " + std::to_string(options.stream_bytes) + " bytes";
     if (api == Api::recorded) s += " recorded at offsets";
+    if (api == Api::recorded && options.scratch_zeroed) s += " on a scratch kept zeroed, twice";
     if (runs > 1) s += " x" + std::to_string(runs) + " runs";
     return s;
 }
