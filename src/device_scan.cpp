@@ -41,7 +41,7 @@ uint32_t lookback_window(uint32_t workgroup_size) {
     return std::min<uint32_t>(workgroup_size, 32);
 }
 // VKC_LOOKBACK_STATS=1: the look-back counts its rounds, the tiles it walks back and its fallbacks
-// (state words 1, 6, 7), and Context::scan prints them per tile (a kernel experiment's diagnostic).
+// (state words 6, 7, 8), and Context::scan prints them per tile (a kernel experiment's diagnostic).
 bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // Reduce takes no look-back, so the tile it is given ignores look-back chunks.
@@ -433,7 +433,8 @@ ScanOptions on_own_scratch(ScanOptions o) {
 void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
     if (count == 0) return;
     Buffer& scratch = scratch_for(scan_scratch_bytes(type, count, o));
-    ScanPlan plan = make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), on_own_scratch(o), false, 0);
+    ScanPlan plan =
+        make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), on_own_scratch(o), false, 0);
     run_plan(plan);
     // The counters cover one dispatch: segmented scans zero them per segment, so print single ones only.
     if (lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
@@ -467,8 +468,8 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     for (uint64_t first = 0; first < count; first += chunk) {
         uint64_t n = std::min(chunk, count - first);
         upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
-        ScanPlan plan =
-            make_plan(false, type, op, n, whole(device), whole(device), whole(scratch), on_own_scratch(o), first > 0, slot);
+        ScanPlan plan = make_plan(false, type, op, n, whole(device), whole(device), whole(scratch),
+                                  on_own_scratch(o), first > 0, slot);
         run_plan(plan);
         slot = plan.state_->carry_slot_after;
         download(device, static_cast<char*>(out) + first * bytes, n * bytes);
