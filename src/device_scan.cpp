@@ -44,12 +44,18 @@ uint32_t lookback_window(uint32_t workgroup_size) {
 // (state words 6, 7, 8), and Context::scan prints them per tile (a kernel experiment's diagnostic).
 bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-// Reduce takes no look-back, so the tile it is given ignores look-back chunks.
+uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
+
+// Options as the plans see them. Reduce takes no look-back, so the tile it is given ignores
+// look-back chunks; the Context's own scratch is zeroed when made and kept zeroed (scratch_for).
 ScanOptions reduce_options(ScanOptions o) {
     o.look_back_chunk_tiles = 0;
     return o;
 }
-uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
+ScanOptions on_own_scratch(ScanOptions o) {
+    o.scratch_zeroed = true;
+    return o;
+}
 
 // How a count splits into dispatches and each dispatch into tiles and chunks.
 struct Layout {
@@ -422,13 +428,6 @@ Buffer& Context::scratch_for(uint64_t bytes) {
     }
     return impl_->scratch;
 }
-
-namespace {
-ScanOptions on_own_scratch(ScanOptions o) {
-    o.scratch_zeroed = true;
-    return o;
-}
-} // namespace
 
 void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
     if (count == 0) return;
