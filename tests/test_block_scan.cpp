@@ -71,6 +71,25 @@ TEST_CASE("block scan: every type and op, collectives, prefixes and algorithms i
     }
 }
 
+// Whole 16-byte vectors an invocation (8 bytes for 16-bit items, 4 for 8-bit): full tiles load and
+// store one vector a lane, partial ones one item a lane.
+TEST_CASE("block scan: items in whole vectors, every type") {
+    uint64_t seed = 1300;
+    const Collective collectives[3] = {Collective::block_scan_inclusive, Collective::block_scan_exclusive,
+                                       Collective::block_reduce};
+    const Prefix prefixes[4] = {Prefix::none, Prefix::running, Prefix::seeded, Prefix::callback};
+    const WorkgroupShape shapes[3] = {{32}, {128}, {64, 2, 1}};
+    int k = 0;
+    for (Type t : test::every_type()) {
+        if (t == Type::u32x2) continue; // custom operators: one item a vector
+        uint32_t width = size_of(t) == 8 ? 2u : 4u;
+        for (uint32_t items : {width, 2 * width, 4 * width}) {
+            block_case(collectives[k % 3], t, Op::add, shapes[k % 3], items, prefixes[k % 4], Path::subgroup, seed++);
+            ++k;
+        }
+    }
+}
+
 TEST_CASE("block scan: running prefix with all-ones input and 128 invocations gives 0..127, then 128..255") {
     auto& ctx = test::context();
     std::vector<uint32_t> ones(256, 1u);

@@ -49,6 +49,12 @@ layout(set = 0, binding = 2, std430) writeonly buffer Record { ITEM_TYPE record[
 layout(set = 0, binding = 0, std430) readonly buffer InputPairs { uvec2 pairs_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer OutputPairs { uvec2 pairs_out[]; };
 #endif
+#if ITEM_VEC_WIDTH > 1
+// The same memory as 16-byte vectors (8 bytes for 16-bit items, 4 for 8-bit): full staged tiles move
+// one vector a lane, a quarter of the load and store instructions of one item a lane for 32-bit items.
+layout(set = 0, binding = 0, std430) readonly buffer InputVectors { ITEM_VEC vectors_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer OutputVectors { ITEM_VEC vectors_out[]; };
+#endif
 
 layout(push_constant, std430) uniform Params {
     uint count;           // valid items; tiles past them are partial or empty
@@ -117,14 +123,36 @@ void main() {
     const uint lanes = 1u, lane = 0u, segment = 0u;
 #endif
     const bool paired = ITEM_BYTES == 4 && items_per_invocation == 2u && !staged;
+    // Full tiles of whole vectors an invocation move one vector a lane per round (every part then
+    // starts vector-aligned). Other counts keep one item a lane: on the H100 at 2^28 the vectors
+    // took 12 and 16 items from 0.95 and 0.97 of a copy to 0.99 and 1.00, but 6 and 9 items (rounds
+    // with idle lanes) fell from 1.00 and 0.98 to 0.93 and 0.81 (results/README.md).
+    const bool vectorised = ITEM_VEC_WIDTH > 1 && staged_per_subgroup && items_per_invocation % ITEM_VEC_WIDTH == 0u;
+    const uint vector_rounds = items_per_invocation / ITEM_VEC_WIDTH;
     for (uint k = 0u; k < params.tiles_per_group; ++k) {
         uint tile = group * params.tiles_per_group + k;
         uint tile_base = tile * tile_items;
         uint mine = gl_LocalInvocationIndex * items_per_invocation; // this invocation's items in the tile
         uint base = tile_base + mine;
         ITEM_TYPE items[VKC_ITEMS];
+        const bool vector_tile = vectorised && tile_base + tile_items <= params.count; // uniform
         // Items past the count are not read; they take the identity and are not written.
-        if (staged_per_subgroup) {
+        if (vector_tile) {
+#if ITEM_VEC_WIDTH > 1
+            uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
+            for (uint j = 0u; j < vector_rounds; ++j) {
+                uint v = j * lanes + lane; // neighbouring lanes, neighbouring vectors
+                ITEM_VEC x = vectors_in[first + v];
+                for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                    stage[padded(segment + v * ITEM_VEC_WIDTH + c)] = x[c];
+                }
+            }
+#endif
+            subgroup_sync();
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                items[i] = stage[padded(mine + i)];
+            }
+        } else if (staged_per_subgroup) {
             for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = segment + j * lanes + lane; // striped within the subgroup's part
                 stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
@@ -172,7 +200,24 @@ void main() {
             VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_, ITEM_OP))(items, aggregate);
         }
 #endif
-        if (staged_per_subgroup) {
+        if (vector_tile) {
+            for (uint i = 0u; i < items_per_invocation; ++i) {
+                stage[padded(mine + i)] = items[i];
+            }
+            subgroup_sync();
+#if ITEM_VEC_WIDTH > 1
+            uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
+            for (uint j = 0u; j < vector_rounds; ++j) {
+                uint v = j * lanes + lane;
+                ITEM_VEC x;
+                for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                    x[c] = stage[padded(segment + v * ITEM_VEC_WIDTH + c)];
+                }
+                vectors_out[first + v] = x;
+            }
+#endif
+            subgroup_sync(); // the next tile's loads rewrite this part of the stage
+        } else if (staged_per_subgroup) {
             for (uint i = 0u; i < items_per_invocation; ++i) {
                 stage[padded(mine + i)] = items[i];
             }
