@@ -257,6 +257,29 @@ TEST_CASE("device scan: the reproducible mode gives identical bits run after run
     test::expect_pass(c);
 }
 
+// The last reduce work-group folds the chunk totals in runs, one an invocation, read 8 at a time:
+// here more chunks than invocations, so runs take several reads and a partial one.
+TEST_CASE("device scan: reduce and the reproducible scan over more chunks than invocations") {
+    struct Job {
+        Type type;
+        Op op;
+    };
+    uint64_t seed = 1500;
+    for (Job j : {Job{Type::u32, Op::add}, Job{Type::f32, Op::add}, Job{Type::i32, Op::max},
+                  Job{Type::u32x2, Op::segmented_add}}) {
+        for (int kind = 0; kind < 3; ++kind) { // reduce, reproducible inclusive, reproducible exclusive
+            verify::DeviceCase c = make(j.type, j.op, 0, kind == 0, kind == 2);
+            c.options.reproducible = kind > 0;
+            c.options.workgroup_size = 16; // rounded up to the subgroup size: 16 to 64 invocations
+            c.options.items_per_invocation = 1;
+            c.options.chunks = 1000; // 1000 tiles: a chunk each
+            c.count = 1000 * test::context().scan_tile(j.type, c.options).items() - seed % 7;
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
+}
+
 TEST_CASE("device scan: host arrays streamed through the device in chunks") {
     for (Type t : {Type::u32, Type::f64, Type::i16}) {
         uint64_t tile = tile_of(t);

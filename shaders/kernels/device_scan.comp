@@ -703,6 +703,16 @@ void scan_look_back() {
 // ---- chunks: reduce, and the reproducible scan -------------------------------------------------
 shared bool finished_last;
 
+// Chunk totals [at, at + TOTALS_BATCH) as far as `end`, the identity past it. The loads are not
+// conditional (the index is clamped), so they issue together.
+const uint TOTALS_BATCH = 8u;
+void read_totals(uint at, uint end, out ITEM_TYPE totals[TOTALS_BATCH]) {
+    for (uint k = 0u; k < TOTALS_BATCH; ++k) {
+        ITEM_TYPE x = read_pair(STATE_TILES + 2u * min(at + k, end - 1u));
+        totals[k] = at + k < end ? x : ITEM_IDENTITY;
+    }
+}
+
 // MODE_REDUCE and MODE_REDUCE_CHUNKS: chunk totals, then the last group to finish walks them.
 void reduce_chunks() {
     uint chunk = group_index();
@@ -725,21 +735,43 @@ void reduce_chunks() {
     if (!finished_last) {
         return;
     }
-    // Every chunk total is in: scan them in order, a work-group's width at a time, from the carry.
-    bool started = carry_in_present();
-    ITEM_TYPE running = carry_in();
-    for (uint base = 0u; base < params.chunks; base += VKC_WORKGROUP_SIZE) {
-        uint at = base + gl_LocalInvocationIndex;
-        ITEM_TYPE x = at < params.chunks ? read_pair(STATE_TILES + 2u * at) : ITEM_IDENTITY;
-        ITEM_TYPE before, block_total;
-        VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(x, before, block_total);
-        if (params.mode == MODE_REDUCE_CHUNKS && at < params.chunks) {
-            ITEM_TYPE exclusive = started ? (gl_LocalInvocationIndex == 0u ? running : ITEM_COMBINE(running, before))
-                                          : before;
-            write_pair(STATE_TILES + 2u * at, exclusive);
+    // Every chunk total is in. Each invocation folds its own run of consecutive totals, their loads in
+    // flight together, and one ordered work-group scan joins the runs: one trip to L2 and one scan,
+    // where a scan a work-group's width of totals at a time took 8 of each for 2048 chunks.
+    uint per_invocation = (params.chunks + VKC_WORKGROUP_SIZE - 1u) / VKC_WORKGROUP_SIZE;
+    uint run_begin = min(gl_LocalInvocationIndex * per_invocation, params.chunks);
+    uint run_end = min(run_begin + per_invocation, params.chunks);
+    ITEM_TYPE own = ITEM_IDENTITY;
+    if (per_invocation == 1u && run_begin < run_end) {
+        // One total an invocation (no more chunks than invocations): one load, not a clamped batch
+        // of 8, which cost reduces of 2^16 items about 3 % on the H100.
+        own = read_pair(STATE_TILES + 2u * run_begin);
+    }
+    for (uint at = run_begin; per_invocation > 1u && at < run_end; at += TOTALS_BATCH) {
+        ITEM_TYPE totals[TOTALS_BATCH];
+        read_totals(at, run_end, totals);
+        for (uint k = 0u; k < TOTALS_BATCH; ++k) {
+            own = ITEM_COMBINE(own, totals[k]);
         }
-        running = started ? ITEM_COMBINE(running, block_total) : block_total;
-        started = true;
+    }
+    ITEM_TYPE before, block_total;
+    VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, block_total);
+    bool started = carry_in_present();
+    ITEM_TYPE running = started ? ITEM_COMBINE(carry_in(), block_total) : block_total;
+    if (params.mode == MODE_REDUCE_CHUNKS) {
+        // The exclusive prefix of each chunk in the run, in place of its total (chunk 0's, where
+        // nothing comes before it, is not read).
+        ITEM_TYPE prefix = !started ? before : gl_LocalInvocationIndex == 0u ? carry_in() : ITEM_COMBINE(carry_in(), before);
+        bool seeded = started || gl_LocalInvocationIndex > 0u;
+        for (uint at = run_begin; at < run_end; at += TOTALS_BATCH) {
+            ITEM_TYPE totals[TOTALS_BATCH];
+            read_totals(at, run_end, totals);
+            for (uint k = 0u; k < TOTALS_BATCH && at + k < run_end; ++k) {
+                write_pair(STATE_TILES + 2u * (at + k), prefix);
+                prefix = seeded ? ITEM_COMBINE(prefix, totals[k]) : totals[k];
+                seeded = true;
+            }
+        }
     }
     if (gl_LocalInvocationIndex == 0u) {
         write_pair(carry_out_at(), running);
