@@ -67,25 +67,6 @@ long double epsilon() {
 }
 
 template <class T>
-long double largest_finite() {
-    if constexpr (std::is_same_v<T, half>) return 65504.0L;
-    else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::max();
-    else return 0;
-}
-
-// Whether `got` is right for a float sum of k items whose exact value is `want` (sum|x| = sum_abs):
-// within (k-1)*eps*sum_abs, as any summation order is, or an infinity of the sum's sign where the sum,
-// give or take that bound, passes the largest finite value (a tile of halves does easily).
-template <class T>
-bool float_sum_ok(T got, long double want, uint64_t k, long double sum_abs) {
-    long double g = wide(got), bound = (k - 1) * epsilon<T>() * sum_abs;
-    if (std::isnan(want)) return std::isnan(g);
-    if (std::isinf(want)) return g == want;
-    if (std::isinf(g)) return std::signbit(g) == std::signbit(want) && std::fabs(want) + bound >= largest_finite<T>();
-    return std::isfinite(g) && std::fabs(g - want) <= bound;
-}
-
-template <class T>
 T infinity() {
     if constexpr (std::is_same_v<T, half>) return half::from_bits(0x7c00);
     else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
@@ -170,6 +151,29 @@ std::string show(T v) {
     else if constexpr (is_float_v<T>) s.precision(std::numeric_limits<T>::max_digits10), s << v;
     else s << +v;
     return s.str();
+}
+
+template <class T>
+long double largest_finite() {
+    if constexpr (std::is_same_v<T, half>) return 65504.0L;
+    else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::max();
+    else return 0;
+}
+
+// Empty where `got` is right for a float sum of k items whose exact value is `want` (sum|x| = sum_abs):
+// within (k-1)*eps*sum_abs, as any summation order is, or an infinity of the sum's sign where the sum,
+// give or take that bound, passes the largest finite value (a tile of halves does easily); else why not.
+template <class T>
+std::string float_sum_error(T got, long double want, uint64_t k, long double sum_abs) {
+    long double g = wide(got), bound = (k - 1) * epsilon<T>() * sum_abs;
+    bool ok;
+    if (std::isnan(want)) ok = std::isnan(g);
+    else if (std::isinf(want)) ok = g == want;
+    else if (std::isinf(g)) ok = std::signbit(g) == std::signbit(want) && std::fabs(want) + bound >= largest_finite<T>();
+    else ok = std::isfinite(g) && std::fabs(g - want) <= bound;
+    if (ok) return {};
+    return "expected " + show(narrow<T>(want)) + " within (k-1)*eps*sum|x| for k = " + std::to_string(k) + ", got " +
+           show(got);
 }
 
 // Random items for an operator. Floats: add/min/max uniform in [-999, 999] (halves in [-60, 60], so a
@@ -289,10 +293,8 @@ std::string check_scan(Collective c, Op op, const T* in, uint64_t n, const T* ou
             continue;
         }
         long double want = sum[k - 1];
-        if (!float_sum_ok(got, want, k, sum_abs[k - 1])) {
-            return at(i) + ": expected " + show(narrow<T>(want)) + " within (k-1)*eps*sum|x| for k = " +
-                   std::to_string(k) + ", got " + show(got);
-        }
+        std::string error = float_sum_error(got, want, k, sum_abs[k - 1]);
+        if (!error.empty()) return at(i) + ": " + error;
     }
     return {};
 }
@@ -583,8 +585,7 @@ std::string compare_prefix(T got, T exact, uint64_t k, long double sum, long dou
         else ok = bits_of(got) == bits_of(exact);
         return ok ? "" : "expected " + show(exact) + ", got " + show(got);
     }
-    return float_sum_ok(got, sum, k, sum_abs) ? "" : "expected " + show(narrow<T>(sum)) + " within (k-1)*eps*sum|x| for k = " + std::to_string(k) +
-                         ", got " + show(got);
+    return float_sum_error(got, sum, k, sum_abs);
 }
 
 // Streams through the items once: no per-item reference arrays, so 2^25-item cases stay cheap.
