@@ -21,6 +21,10 @@ constexpr uint32_t state_header_words = 12;
 constexpr uint32_t ticket_word = 0, finished_word = 1;
 // Header words the look-back's counters go to with flag_stats (STATE_STAT_* in device_scan.comp).
 constexpr uint32_t stat_rounds_word = 6, stat_walked_word = 7, stat_fallbacks_word = 8;
+// Look-back state (device_scan.comp): the status words each parity's last dispatch may have posted,
+// and the two status arrays, alternating in blocks of status_block words.
+constexpr uint32_t dirty_word = 9;
+constexpr uint32_t status_block = 64;
 constexpr uint32_t default_spin_limit = 256;
 // Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
 constexpr uint32_t max_items_per_invocation = 32;
@@ -199,6 +203,11 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
     return l;
 }
 
+// The words both status arrays take for this many chunks.
+uint64_t status_array_words(Type type, uint64_t chunks) {
+    return 2 * round_up(chunks * status_words(type), status_block);
+}
+
 uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back) {
     uint64_t first = std::min(count, l.segment_items); // the largest segment
     uint64_t tiles = l.tiles_of(first);
@@ -206,7 +215,7 @@ uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back)
     l.chunks_of(tiles, chunks, chunk_tiles);
     // Status room for every tile even where a look-back posts once a chunk: so the need never falls
     // as the count grows past the size that turns chunks on (a caller sizes scratch for its largest).
-    uint64_t body = look_back ? tiles * status_words(type) : 2ull * chunks;
+    uint64_t body = look_back ? status_array_words(type, tiles) : 2ull * chunks;
     return state_header_words + std::max<uint64_t>(body, 2);
 }
 } // namespace
@@ -315,6 +324,10 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     a.pSetLayouts = layouts.data();
     check(impl_->vk.vkAllocateDescriptorSets(impl_->device, &a, st.sets.data()), "vkAllocateDescriptorSets");
 
+    // The state binds the caller's whole scratch range, not only what this plan needs: a look-back
+    // dispatch zeroes what the one before it posted, which a larger plan may have posted further on.
+    uint64_t state_binding_bytes =
+        std::max(scratch_need, std::min<uint64_t>(scratch.size, dev.max_storage_buffer_range) / 4 * 4);
     bool in_place = !reduce && in.buffer == out.buffer && in.offset == out.offset;
     uint32_t spin = std::min<uint32_t>(o.spin_limit ? o.spin_limit : default_spin_limit, 0xffff);
     using Step = ScanPlan::State::Step;
@@ -338,7 +351,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
              std::max<uint64_t>(seg_bytes, bytes)},
             {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes,
              reduce ? bytes : seg_bytes},
-            {scratch.buffer, scratch.offset, scratch_need}};
+            {scratch.buffer, scratch.offset, state_binding_bytes}};
         VkWriteDescriptorSet writes[3] = {};
         for (uint32_t i = 0; i < 3; ++i) {
             writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -359,21 +372,24 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         if (s > 0) st.steps.push_back({Step::compute_to_compute});
         // A scan of one chunk takes no ticket and a reduce of one chunk counts no groups, so they need
         // no zeroed state: one dispatch, without a fill and the barrier after it (about 3
-        // microseconds on the H100, most of a small scan's time). Reduce leaves its counter zero, so
-        // on a scratch the caller keeps zeroed it needs no fill either, nor do later segments.
+        // microseconds on the H100, most of a small scan's time). Every dispatch leaves the state
+        // ready for the next (device_scan.comp), so on a scratch the caller keeps zeroed neither
+        // needs a fill, nor do later segments.
         if (!reduce && !o.reproducible) {
             bool stats = lookback_stats();
             p.chunk_tiles = l.tile.look_back_chunk_tiles;
             p.chunks = uint32_t(l.look_back_chunks_of(tiles));
-            if (p.chunks > 1 || stats) {
+            bool zero_state = p.chunks > 1 && !o.scratch_zeroed;
+            if (zero_state) {
+                // The ticket, both dirty counts and both status arrays as far as this dispatch reaches.
                 fill(4 * ticket_word, 4);
-                if (stats) {
-                    p.flags |= flag_stats;
-                    fill(4 * stat_rounds_word, 4 * 3); // the three counters are adjacent
-                }
-                fill(4 * state_header_words, 4 * uint64_t(p.chunks) * status_words(type));
-                st.steps.push_back({Step::to_compute});
+                fill(4 * dirty_word, 4 * (state_header_words - dirty_word + status_array_words(type, p.chunks)));
             }
+            if (stats) {
+                p.flags |= flag_stats;
+                fill(4 * stat_rounds_word, 4 * 3); // the three counters are adjacent
+            }
+            if (zero_state || stats) st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
             p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
             dispatch(uint32_t(s), p, p.chunks);

@@ -196,6 +196,42 @@ TEST_CASE("device scan: recorded plans on a scratch the caller keeps zeroed") {
     test::expect_pass(c);
 }
 
+// Look-back scans leave their state ready for the next plan instead of having it zeroed first: each
+// dispatch posts in one of two status arrays and zeroes what the dispatch before it posted in the
+// other. The Context's own scratch carries that from plan to plan here, through scans that post far
+// more chunks than the next one reads, other types (status words of other widths), reduces and
+// reproducible scans (whose chunk totals share the words), segments and forced fallbacks. A status
+// word left behind would be folded into a later scan.
+TEST_CASE("device scan: one scratch kept ready across scans and reduces of every size and type") {
+    struct Step {
+        Type type;
+        uint64_t tiles;
+        int kind; // 0 scan, 1 exclusive in place, 2 reduce, 3 reproducible, 4 forced fallback, 5 segments
+    };
+    // Large, two small, two large: the second small one leaves the first's array as the first large
+    // one left it beyond what the small ones reach, so the last large one reads whatever is there.
+    const Step steps[] = {{Type::u32, 300, 0}, {Type::u32, 37, 0},  {Type::u32, 40, 0},  {Type::u32, 301, 0},
+                          {Type::u32, 302, 1}, {Type::u64, 120, 1}, {Type::i16, 290, 0}, {Type::u32, 299, 2},
+                          {Type::f64, 150, 3}, {Type::u32, 303, 0}, {Type::u32, 2, 4},   {Type::f32, 90, 5},
+                          {Type::u8, 310, 0},  {Type::u64, 3, 0},   {Type::u32, 304, 1}};
+    // A stale word shows only where a tile reads it before its predecessor posts over it (work-groups
+    // running side by side), so the sequence runs three times.
+    uint64_t seed = 1200;
+    for (int round = 0; round < 3; ++round) {
+        for (const Step& step : steps) {
+            Op op = step.type == Type::f64 || step.type == Type::f32 ? Op::max : Op::add;
+            verify::DeviceCase c = make(step.type, op, step.tiles * tile_of(step.type) + seed % 5, step.kind == 2,
+                                        step.kind == 1);
+            c.in_place = step.kind == 1;
+            c.options.reproducible = step.kind == 3;
+            c.options.force_fallback = step.kind == 4;
+            if (step.kind == 5) c.options.segment_items = 16 * tile_of(step.type);
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
+}
+
 TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
     uint64_t seed = 500;
     for (Type t : test::every_type()) {

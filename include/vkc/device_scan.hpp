@@ -60,12 +60,15 @@ struct ScanOptions {
     // Host-array forms only: bytes moved to the device at a time. 0: up to 256 MiB.
     uint64_t stream_bytes = 0;
     // Plans only: the caller zeroed its scratch range once (vkCmdFillBuffer with 0, or a zeroed
-    // upload) before the first plan that used it, so reduce and reproducible-scan plans record no fill
-    // of it and no barrier after the fill (about 3 microseconds on an H100, most of a small reduce's
-    // time). Every plan, of any type, op, size or options, leaves the word they rely on zero again
-    // when it completes (not a plan that did not complete: device lost). Look-back scans of more than
-    // one tile zero their own state first either way. Default off: the scratch may hold anything.
-    // Context::scan and reduce keep their own scratch this way.
+    // upload) before the first plan that used it, and every plan on it since was made with this
+    // set, so plans record no fill of it and no barrier after the fill (about 3 microseconds on an
+    // H100, most of a small scan's or reduce's time). Every such plan, of any type, op, size or
+    // options, leaves the scratch ready for the next when it completes (not a plan that did not
+    // complete: device lost; zero the range again then). Give every such plan the same range (buffer,
+    // offset and size), sized for the largest of them. Default off: the scratch may hold anything, and plans that take more than one
+    // work-group zero what they use first (a plan made without it leaves the range fit only for
+    // plans made without it, until the caller zeroes it again). Context::scan and reduce keep their
+    // own scratch this way.
     bool scratch_zeroed = false;
     // Path::shared_memory uses the shared-memory module even where subgroup arithmetic exists.
     Path algorithm = Path::subgroup;
@@ -95,7 +98,8 @@ struct BufferRange {
 // compute):
 //   fills of the scratch range (vkCmdFillBuffer), compute dispatches, and barriers between them
 //   (a scan of one tile or a reduce of one chunk is a single dispatch, with no fill; with
-//   ScanOptions::scratch_zeroed a reduce is a single dispatch a binding, with no fill).
+//   ScanOptions::scratch_zeroed a scan or reduce records no fill: a dispatch a binding, and two a
+//   binding for the reproducible scan).
 // Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
 // bind point. No queue submission, no waits.
 // Barriers the caller owes:

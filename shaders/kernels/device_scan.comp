@@ -23,22 +23,28 @@
 // total from its input itself (the decoupled fallback of Smith, Levien and Owens, 2025) and goes on.
 // FLAG_FORCE_FALLBACK makes every chunk do so for its predecessor without polling (a test setting).
 //
-// Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 state (uint words):
-//   [0] MODE_SCAN: the ticket, zeroed by the host before each dispatch of more than one chunk
+// Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 state (uint words).
+// The state starts zeroed (by the host once, or before every plan where the caller does not promise
+// to keep it so), and every dispatch leaves it ready for the next, so plans on a kept scratch record
+// no fill and no barrier after one (a few microseconds, most of a small scan's time):
+//   [0] MODE_SCAN: the ticket: bit 31 the dispatch's parity, bits 0-30 the chunks taken. The group
+//       that takes the last ticket leaves the count zero and the parity flipped.
 //   [1] MODE_REDUCE and MODE_REDUCE_CHUNKS: the finished-group counter, zero before and after each
-//       dispatch (the last group to count resets it), so the host zeroes it once (or before every
-//       plan, where the caller does not promise to keep it) and a reduce needs no fill and barrier
+//       dispatch (the last group to count resets it)
 //   [2, 3] and [4, 5] carry slots: the running total in from the previous dispatch and out to the
 //          next (buffers past maxStorageBufferRange, host arrays streamed in chunks), alternating
 //   [6], [7], [8] with FLAG_STATS: look-back rounds, chunks walked back and fallbacks, summed over
 //          chunks (zeroed by the host)
-//   [12, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, zeroed by the host before each
-//          dispatch of more than one chunk; other modes: chunk totals, two words each (written
-//          before they are read).
-// A dispatch of one chunk takes no ticket, counts nothing and posts nothing: one dispatch, no fill.
-// (Leaving the ticket and status zero for the next look-back scan would need every work-group to
-// count out behind a device-scope release, which waits for its tile's stores: on the H100 that cost
-// u32 scans at 2^28 a sixth of their speed, more than the fill and barrier it saves.)
+//   [9], [10] MODE_SCAN: status words the last dispatch of parity 0, 1 may have posted
+//   [12, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, in two arrays, one a parity
+//          (status_word_at). A dispatch posts in its parity's array, which is all zero when it
+//          starts, and zeroes what the previous dispatch posted in the other one, so that is all
+//          zero when the next dispatch starts. Other modes: chunk totals, two words each, written
+//          before they are read and zeroed after.
+// A dispatch of one chunk takes no ticket, counts nothing and posts nothing.
+// (Zeroing the dispatch's own posts instead would need every work-group to count out behind a
+// device-scope release, which waits for its tile's stores: on the H100 that cost u32 scans at 2^28
+// a sixth of their speed.)
 // A status word is flag << 30 | 16 bits of the value, so 32-bit atomics carry flag and value
 // together: a reader that sees the same flag in every word of a chunk has a consistent value, with no
 // 64-bit atomics and no ordering between separate flag and value words.
@@ -96,7 +102,9 @@ const uint FLAG_IN_PLACE = 16u;       // output aliases input: a tile's input is
 const uint FLAG_STATS = 32u;          // count look-back rounds, tiles walked and fallbacks (VKC_LOOKBACK_STATS)
 const uint STATE_TICKET = 0u, STATE_FINISHED = 1u;
 const uint STATE_STAT_ROUNDS = 6u, STATE_STAT_WALKED = 7u, STATE_STAT_FALLBACKS = 8u; // zeroed with FLAG_STATS
+const uint STATE_DIRTY = 9u; // + parity
 const uint STATE_TILES = 12u;
+const uint TICKET_COUNT = 0x7fffffffu; // and bit 31 the parity
 const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
 const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
 
@@ -115,12 +123,25 @@ void write_pair(uint at, ITEM_TYPE value) {
 }
 
 // ---- tile status -------------------------------------------------------------------------------
+// The two arrays alternate in blocks of STATUS_BLOCK words, so a word's place depends on neither the
+// count nor the type (plans of any size and type may share a scratch, and each zeroes the words the
+// one before it posted), and a window of neighbouring chunks stays on neighbouring words.
+const uint STATUS_BLOCK = 64u; // a multiple of every STATUS_WORDS
+uint status_word_at(uint parity, uint w) {
+    return STATE_TILES + ((w / STATUS_BLOCK) * 2u + parity) * STATUS_BLOCK + w % STATUS_BLOCK;
+}
+// MODE_SCAN: the ticket (chunk), this dispatch's parity and the other parity's dirty count, from
+// invocation 0. The parity is read from shared memory where it is used, not held in a register
+// through the tile's look-back.
+shared uint ticket, ticket_parity, other_dirty;
+uint status_at(uint tile, uint k) { return status_word_at(ticket_parity, tile * STATUS_WORDS + k); }
+
 void post(uint tile, uint flag, ITEM_TYPE value) {
     uvec2 bits = to_bits(value);
     for (uint k = 0u; k < STATUS_WORDS; ++k) {
         uint piece = ((k < 2u ? bits.x : bits.y) >> (16u * (k & 1u))) & 0xffffu;
-        atomicStore(state[STATE_TILES + tile * STATUS_WORDS + k], (flag << 30u) | piece, gl_ScopeDevice,
-                    gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        atomicStore(state[status_at(tile, k)], (flag << 30u) | piece, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                    gl_SemanticsRelaxed);
     }
 }
 
@@ -133,7 +154,7 @@ void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
     uint first_flag = 0u;
     bool same = true;
     for (uint k = 0u; k < STATUS_WORDS; ++k) {
-        uint at = STATE_TILES + tile * STATUS_WORDS + k + (after & params.zero);
+        uint at = status_at(tile, k) + (after & params.zero);
         uint word = atomicLoad(state[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
         uint f = word >> 30u;
         first_flag = k == 0u ? f : first_flag;
@@ -497,7 +518,6 @@ ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, out bool seeded) {
 }
 
 // ---- the look-back scan's tiles ------------------------------------------------------------------
-shared uint ticket;
 
 // Subgroup modules: each subgroup takes a contiguous part of the tile and walks it in rounds of one
 // vector a lane (neighbouring lanes, neighbouring vectors: every load and store coalesced, no
@@ -675,11 +695,32 @@ void scan_chunk_twice(uint chunk) {
 // tile before this tile's look-back, ran at half the speed on the H100 (a taken ticket whose tile
 // waits for its group's current one holds up every later tile's look-back).
 void scan_look_back() {
-    if (gl_LocalInvocationIndex == 0u) {
-        // Chunks in the order groups start, not by ID. A lone chunk takes no ticket.
-        ticket = params.chunks == 1u ? 0u : atomicAdd(state[STATE_TICKET], 1u);
+    if (group_index() >= params.chunks) {
+        return; // a spare group of a 2D grid: it takes no ticket (uniform)
     }
+    const bool chained = params.chunks > 1u; // a lone chunk takes no ticket and touches no state
     if (gl_LocalInvocationIndex == 0u) {
+        // Chunks in the order groups start, not by ID. Both dirty counts are read beside the ticket
+        // (the parity is not known before it), so the read adds no trip to L2.
+        uint dirty0 = 0u, dirty1 = 0u, taken = 0u;
+        if (chained) {
+            dirty0 = atomicLoad(state[STATE_DIRTY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            dirty1 = atomicLoad(state[STATE_DIRTY + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            taken = atomicAdd(state[STATE_TICKET], 1u);
+        }
+        uint chunk = taken & TICKET_COUNT, parity = taken >> 31u;
+        if (chained && chunk == params.chunks - 1u) {
+            // Every ticket is taken: the next dispatch counts from zero, in the other array.
+            atomicStore(state[STATE_TICKET], (parity ^ 1u) << 31u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                        gl_SemanticsRelaxed);
+        }
+        if (chained && chunk == 0u) {
+            atomicStore(state[STATE_DIRTY + parity], params.chunks * STATUS_WORDS, gl_ScopeDevice,
+                        gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        }
+        ticket = chunk;
+        ticket_parity = parity;
+        other_dirty = parity == 0u ? dirty1 : dirty0;
         for (uint k = 0u; k < 3u; ++k) {
             window_cut[k] = VKC_WORKGROUP_SIZE;
         }
@@ -687,17 +728,32 @@ void scan_look_back() {
     barrier();
     uint chunk = ticket;
     if (chunk >= params.chunks) {
-        return; // a spare group of a 2D grid
+        return; // only where the state was not zeroed as the host promised: nothing is written
+    }
+    if (chained) {
+        // The previous dispatch's posts in the other array, zeroed for the next dispatch (nothing in
+        // this one reads them): stripes of the work-group's width, the chunk's own and every
+        // params.chunks-th after it. First, so that nothing is held in registers for it through the
+        // tile; bounded by the binding, so a state not zeroed as promised cannot send them past it.
+        uint parity = ticket_parity ^ 1u;
+        uint words = min(other_dirty, uint(state.length()));
+        for (uint w = chunk * VKC_WORKGROUP_SIZE + gl_LocalInvocationIndex; w < words;
+             w += params.chunks * VKC_WORKGROUP_SIZE) {
+            uint at = status_word_at(parity, w);
+            if (at < uint(state.length())) {
+                state[at] = 0u;
+            }
+        }
     }
     if (look_back_chunked) {
         scan_chunk_twice(chunk);
-        return;
-    }
+    } else {
 #if RAKED_TILES
-    scan_tile_raked(chunk);
+        scan_tile_raked(chunk);
 #else
-    scan_tile_blocked(chunk);
+        scan_tile_blocked(chunk);
 #endif
+    }
 }
 
 // ---- chunks: reduce, and the reproducible scan -------------------------------------------------
@@ -773,6 +829,13 @@ void reduce_chunks() {
             }
         }
     }
+    if (params.mode == MODE_REDUCE) {
+        // Every total is read (the scan's barrier is past): zero again, for a look-back scan on the
+        // same state (they overlap its status arrays). Neighbouring invocations, neighbouring words.
+        for (uint at = gl_LocalInvocationIndex; at < 2u * params.chunks; at += VKC_WORKGROUP_SIZE) {
+            state[STATE_TILES + at] = 0u;
+        }
+    }
     if (gl_LocalInvocationIndex == 0u) {
         write_pair(carry_out_at(), running);
         if (params.mode == MODE_REDUCE) {
@@ -782,13 +845,24 @@ void reduce_chunks() {
     }
 }
 
-// MODE_SCAN_CHUNKS: the chunk's tiles in turn, seeded with the chunk's exclusive prefix.
+// MODE_SCAN_CHUNKS: the chunk's tiles in turn, seeded with the chunk's exclusive prefix, which is
+// then zeroed (see reduce_chunks): one invocation reads it, then zeroes it once all have it.
+shared ITEM_TYPE chunk_prefix_read;
 void scan_chunks() {
     uint chunk = group_index();
     if (chunk >= params.chunks) {
         return;
     }
-    scan_chunk_tiles(chunk, read_pair(STATE_TILES + 2u * chunk), chunk > 0u || carry_in_present());
+    if (gl_LocalInvocationIndex == 0u) {
+        chunk_prefix_read = read_pair(STATE_TILES + 2u * chunk);
+    }
+    barrier();
+    ITEM_TYPE prefix = chunk_prefix_read;
+    if (gl_LocalInvocationIndex == 0u) {
+        state[STATE_TILES + 2u * chunk] = 0u;
+        state[STATE_TILES + 2u * chunk + 1u] = 0u;
+    }
+    scan_chunk_tiles(chunk, prefix, chunk > 0u || carry_in_present());
 }
 
 void main() {
