@@ -64,11 +64,11 @@ struct ScanOptions {
     // set, so plans record no fill of it and no barrier after the fill (about 3 microseconds on an
     // H100, most of a small scan's or reduce's time). Every such plan, of any type, op, size or
     // options, leaves the scratch ready for the next when it completes (not a plan that did not
-    // complete: device lost; zero the range again then). Give every such plan the same range (buffer,
-    // offset and size), sized for the largest of them. Default off: the scratch may hold anything, and plans that take more than one
-    // work-group zero what they use first (a plan made without it leaves the range fit only for
-    // plans made without it, until the caller zeroes it again). Context::scan and reduce keep their
-    // own scratch this way.
+    // complete: device lost; zero the range again then). Give every such plan the same range
+    // (buffer, offset and size), sized for the largest of them. Default off: the scratch may hold
+    // anything, and plans that take more than one work-group zero what they use first (a plan made
+    // without it leaves the range fit only for plans made without it, until the caller zeroes it
+    // again). Context::scan and reduce keep their own scratch this way.
     bool scratch_zeroed = false;
     // Path::shared_memory uses the shared-memory module even where subgroup arithmetic exists.
     Path algorithm = Path::subgroup;
