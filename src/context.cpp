@@ -488,8 +488,8 @@ void Context::Impl::submit_and_wait() {
 }
 
 VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
-                                   bool staged, bool look_back_chunked) {
-    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged, look_back_chunked);
+                                   bool staged, uint32_t kernel_constant) {
+    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged, kernel_constant);
     auto it = pipelines.find(key);
     if (it != pipelines.end()) return it->second;
     VkShaderModule& module = shader_modules[&m];
@@ -519,7 +519,7 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
                                 shape.z,      packed ? VK_TRUE : VK_FALSE,
                                 items,        staged ? VK_TRUE : VK_FALSE,
                                 uint32_t(shape.size()), stage_items,
-                                look_back_chunked ? VK_TRUE : VK_FALSE};
+                                kernel_constant};
     VkSpecializationMapEntry entries[9];
     for (uint32_t i = 0; i < 3; ++i) {
         entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
@@ -529,7 +529,7 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
     entries[5] = {module_spec_staged, 5 * sizeof(uint32_t), sizeof(VkBool32)};
     entries[6] = {module_spec_scratch_capacity, 6 * sizeof(uint32_t), sizeof(uint32_t)};
     entries[7] = {module_spec_stage_items, 7 * sizeof(uint32_t), sizeof(uint32_t)};
-    entries[8] = {module_spec_look_back_chunked, 8 * sizeof(uint32_t), sizeof(VkBool32)};
+    entries[8] = {module_spec_device_scan_path, 8 * sizeof(uint32_t), sizeof(uint32_t)}; // = module_spec_block_flags
     VkSpecializationInfo spec{9, entries, sizeof(values), values};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -543,7 +543,8 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
     check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &p), "vkCreateComputePipelines");
     if (statistics) {
         report_statistics(p, std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
-                                 (staged ? " staged" : "") + (look_back_chunked ? " chunked" : ""));
+                                 (staged ? " staged" : "") +
+                                 (kernel_constant ? " constant 8 = " + std::to_string(kernel_constant) : ""));
     }
     pipelines[key] = p;
     return p;
@@ -871,7 +872,7 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     bool paired = r.items_per_invocation == 2 && size_of(m.type) == 4;
     bool staged = r.items_per_invocation > 1 && !paired && tile * size_of(m.type) <= block_stage_bytes;
     dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
-              grid_x, grid_y});
+              grid_x, grid_y, params.flags});
 }
 
 bool Context::subgroups_packed(const WorkgroupShape& s) {
@@ -901,7 +902,7 @@ bool Context::subgroups_packed(const WorkgroupShape& s) {
 }
 
 void Context::dispatch(const Dispatch& d) {
-    VkPipeline pipeline = impl_->pipeline(*d.module, d.shape, d.packed, d.items, d.staged);
+    VkPipeline pipeline = impl_->pipeline(*d.module, d.shape, d.packed, d.items, d.staged, d.kernel_constant);
     auto& vk = impl_->vk;
     check(vk.vkResetDescriptorPool(impl_->device, impl_->descriptor_pool, 0), "vkResetDescriptorPool");
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};

@@ -46,7 +46,9 @@ struct Context::Impl {
     VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
     VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;
     std::map<const ModuleInfo*, VkShaderModule> shader_modules;
-    std::map<std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool, bool>, VkPipeline> pipelines;
+    // (module, shape x y z, packed, items, staged, kernel constant): Impl::pipeline's arguments
+    using PipelineKey = std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool, uint32_t>;
+    std::map<PipelineKey, VkPipeline> pipelines;
     VkQueryPool timestamps = VK_NULL_HANDLE; // two queries around each dispatch while timing is on
     bool timing = false;
     double last_gpu_ms = 0;
@@ -64,8 +66,10 @@ struct Context::Impl {
     void start_timed();
     void finish_timed();
     void report_statistics(VkPipeline p, const std::string& what);
+    // kernel_constant: specialization constant 8, whose use is the kernel's (module_spec_device_scan_path,
+    // module_spec_block_flags); modules that declare none ignore it.
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged,
-                        bool look_back_chunked = false);
+                        uint32_t kernel_constant = 0);
 };
 
 } // namespace vkc

@@ -12,6 +12,9 @@ namespace vkc {
 namespace {
 
 constexpr uint32_t mode_scan = 0, mode_reduce = 1, mode_reduce_chunks = 2, mode_scan_chunks = 3;
+// The paths a pipeline compiles (PATH_* in device_scan.comp, module_spec_device_scan_path).
+constexpr uint32_t device_scan_path_look_back = 0, device_scan_path_look_back_chunked = 1,
+                   device_scan_path_chunk_passes = 2;
 constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
                    flag_in_place = 16, flag_stats = 32;
 // Scratch words (device_scan.comp): the look-back's ticket, the finished-group counter of reduce
@@ -186,7 +189,8 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
 }
 
 namespace {
-Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint64_t count, const ScanOptions& o) {
+Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint64_t count, const ScanOptions& o,
+                   bool reduce) {
     Layout l;
     l.tile = tile;
     uint64_t bytes = size_of(type);
@@ -199,7 +203,11 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
     l.segment_items = std::max(step, most / step * step);
     l.segments = ceil_div(count, l.segment_items);
     bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    l.chunk_cap = o.chunks ? o.chunks : cpu ? 8 : 2048;
+    // Reduces take fewer chunks than the reproducible scan: every group counts itself finished on one
+    // word, and at 2^22 to 2^26 items 2048 groups contend for it. On the H100 a cap of 512 ran u32
+    // reduces at 2^24 at 0.84 of a read against 0.77 (u64 0.89 against 0.85), the same at 2^28
+    // (results/README.md). The reproducible scan's chunk passes were not measured with it.
+    l.chunk_cap = o.chunks ? o.chunks : cpu ? 8 : reduce ? 512 : 2048;
     return l;
 }
 
@@ -215,18 +223,18 @@ uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back)
     l.chunks_of(tiles, chunks, chunk_tiles);
     // Status room for every tile even where a look-back posts once a chunk: so the need never falls
     // as the count grows past the size that turns chunks on (a caller sizes scratch for its largest).
-    uint64_t body = look_back ? status_array_words(type, tiles) : 2ull * chunks;
+    uint64_t body = look_back ? status_array_words(type, tiles) : status_words(type) * chunks; // chunk totals
     return state_header_words + std::max<uint64_t>(body, 2);
 }
 } // namespace
 
 uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
-    Layout l = make_layout(impl_->info, scan_tile(type, o, count), type, count, o);
+    Layout l = make_layout(impl_->info, scan_tile(type, o, count), type, count, o, false);
     return 4 * state_words(type, l, count, !o.reproducible);
 }
 
 uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
-    Layout l = make_layout(impl_->info, scan_tile(type, reduce_options(o)), type, count, o);
+    Layout l = make_layout(impl_->info, scan_tile(type, reduce_options(o)), type, count, o, true);
     return 4 * state_words(type, l, count, false);
 }
 
@@ -264,7 +272,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     }
     check_shape({tile.workgroup_size});
     uint64_t bytes = size_of(type);
-    Layout l = make_layout(dev, tile, type, count, o);
+    Layout l = make_layout(dev, tile, type, count, o, reduce);
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
     uint64_t scratch_need = 4 * state_words(type, l, count, !reduce && !o.reproducible);
@@ -306,9 +314,11 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
     if (segments == 0) return plan;
     bool packed = m->path == Path::subgroup;
-    // A pipeline compiles the look-back path its plan takes (look_back_chunked in device_scan.comp).
-    bool chunked = !reduce && !o.reproducible && tile.look_back_chunk_tiles > 1;
-    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, chunked);
+    // A pipeline compiles the path its plan takes (module_spec_device_scan_path).
+    uint32_t path = reduce || o.reproducible             ? device_scan_path_chunk_passes
+                    : tile.look_back_chunk_tiles > 1 ? device_scan_path_look_back_chunked
+                                                     : device_scan_path_look_back;
+    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -396,7 +406,9 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         } else {
             l.chunks_of(tiles, p.chunks, p.chunk_tiles);
             if (p.chunks > 1 && !o.scratch_zeroed && s == 0) {
+                // The counter, and the chunk totals' words: the last group trusts a total by its flag.
                 fill(4 * finished_word, 4);
+                fill(4 * state_header_words, 4 * uint64_t(status_words(type)) * p.chunks);
                 st.steps.push_back({Step::to_compute});
             }
             p.mode = reduce ? mode_reduce : mode_reduce_chunks;

@@ -251,6 +251,26 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
     test::expect_pass(c);
 }
 
+// Reduce's last work-group trusts a chunk total by its flag and reads again while one is missing;
+// past a bound it computes every chunk's total itself. The test setting takes that path at once,
+// for reduce and the reproducible scan (bit-identical runs: the totals computed again must match).
+TEST_CASE("device scan: reduce's last work-group computing the chunk totals itself, forced") {
+    uint64_t seed = 700;
+    for (Type t : test::every_type()) {
+        Op op = t == Type::u32x2 ? Op::segmented_add : is_float(t) ? Op::add : Op::bit_xor;
+        uint64_t tile = tile_of(t);
+        for (int kind = 0; kind < 2; ++kind) {
+            verify::DeviceCase c = make(t, op, 7 * tile + seed % 11, kind == 0);
+            c.options.force_fallback = true;
+            c.options.reproducible = kind == 1;
+            c.options.chunks = 5;
+            c.runs = kind == 1 ? 2 : 1;
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
+}
+
 // Look-back work-groups that take several tiles reduce their chunk from memory, post, look back,
 // then read it again to scan it; the fallback reduces a whole chunk. Chunk counts that do not divide
 // the tiles leave a short last chunk, and a count of one chunk takes no ticket.

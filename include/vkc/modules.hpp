@@ -59,7 +59,12 @@ constexpr uint32_t module_spec_items_per_invocation = 4; // block modules
 constexpr uint32_t module_spec_staged = 5;                // block modules: VkBool32
 constexpr uint32_t module_spec_scratch_capacity = 6;      // reduce, scans, block: invocations (>= size)
 constexpr uint32_t module_spec_stage_items = 7;           // block modules: items the stage holds
-constexpr uint32_t module_spec_look_back_chunked = 8;     // device_scan: VkBool32, see device_scan.comp
+// Constant 8 is each kernel's own. device_scan: the path a pipeline compiles (0 the look-back scan of
+// a tile in registers, 1 of chunks read twice, 2 reduce and the reproducible scan's passes; the
+// default, 0xffffffff, every path, by DeviceScanParams::mode; see device_scan.comp). Block modules:
+// BlockParams::flags compiled in (the default, 0xffffffff, reads them from the push constants).
+constexpr uint32_t module_spec_device_scan_path = 8;
+constexpr uint32_t module_spec_block_flags = 8;
 // Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores
 // (plus one padding item per 32).
 constexpr uint32_t block_stage_bytes = 16384;

@@ -9,7 +9,8 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // -DVKC_SUBGROUP_ARITHMETIC=<0|1> (subgroup or raking algorithm).
 // Specialization constants: 0-2 work-group size, 3 subgroups packed, 4 items per invocation (1..16),
 // 5 staged: move tiles between memory and registers through shared memory, so that global loads and
-// stores are coalesced (CUB's BLOCK_LOAD_TRANSPOSE); only where a tile fits in STAGE_ITEMS.
+// stores are coalesced (CUB's BLOCK_LOAD_TRANSPOSE); only where a tile fits in STAGE_ITEMS; 6, 7
+// shared-memory sizes; 8 the flags (below).
 
 layout(constant_id = 3) const bool subgroups_packed = true;
 layout(constant_id = 4) const uint items_per_invocation = 1u;
@@ -67,6 +68,12 @@ const uint FLAG_SEEDED = 1u;   // scans start from the seed
 const uint FLAG_RUNNING = 2u;  // the seed is a running prefix carried across tiles
 const uint FLAG_RECORD = 4u;   // write aggregates and running prefixes to `record`
 const uint FLAG_CALLBACK = 8u; // with FLAG_RUNNING: carry it through the prefix callback instead
+// Specialization constant 8: the flags, compiled in. Context::run sets it, so that a pipeline holds
+// only the mode it runs: on the H100 the other modes' code cost up to 4 registers and 1 % of the speed
+// (results/README.md). The default reads them from the push constants.
+const uint FLAGS_FROM_PUSH_CONSTANTS = 0xffffffffu;
+layout(constant_id = 8) const uint compiled_flags = FLAGS_FROM_PUSH_CONSTANTS;
+uint flags() { return compiled_flags == FLAGS_FROM_PUSH_CONSTANTS ? params.flags : compiled_flags; }
 
 #include "item_bits.glsl"
 
@@ -102,13 +109,13 @@ void main() {
     const uint size = VKC_WORKGROUP_SIZE;
     const uint tile_items = size * items_per_invocation;
     uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-    bool seeded = (params.flags & FLAG_SEEDED) != 0u;
-    bool running_mode = (params.flags & FLAG_RUNNING) != 0u;
+    bool seeded = (flags() & FLAG_SEEDED) != 0u;
+    bool running_mode = (flags() & FLAG_RUNNING) != 0u;
     // Only invocation 0's running prefix may matter: the others start from junk.
     ITEM_TYPE running = from_bits(gl_LocalInvocationIndex == 0u ? params.seed.xy : params.seed.zw + gl_LocalInvocationIndex,
                                   ITEM_TYPE(0));
     ITEM_TYPE seed = from_bits(params.seed.xy, ITEM_TYPE(0));
-    bool callback_mode = running_mode && (params.flags & FLAG_CALLBACK) != 0u;
+    bool callback_mode = running_mode && (flags() & FLAG_CALLBACK) != 0u;
     callback_running = ITEM_PREPARE(running);
 #if VKC_SUBGROUP_ARITHMETIC
     // Where subgroups are packed in order and full, each subgroup owns the contiguous part of the
@@ -252,7 +259,7 @@ void main() {
                 }
             }
         }
-        if ((params.flags & FLAG_RECORD) != 0u) {
+        if ((flags() & FLAG_RECORD) != 0u) {
             record[2u * tile * size + gl_LocalInvocationIndex] = aggregate;
             record[(2u * tile + 1u) * size + gl_LocalInvocationIndex] = running;
         }

@@ -39,8 +39,8 @@
 //   [12, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, in two arrays, one a parity
 //          (status_word_at). A dispatch posts in its parity's array, which is all zero when it
 //          starts, and zeroes what the previous dispatch posted in the other one, so that is all
-//          zero when the next dispatch starts. Other modes: chunk totals, two words each, written
-//          before they are read and zeroed after.
+//          zero when the next dispatch starts. Other modes: chunk totals, STATUS_WORDS words each
+//          (total_at), posted as statuses are and zeroed once read.
 // A dispatch of one chunk takes no ticket, counts nothing and posts nothing.
 // (Zeroing the dispatch's own posts instead would need every work-group to count out behind a
 // device-scope release, which waits for its tile's stores: on the H100 that cost u32 scans at 2^28
@@ -57,10 +57,15 @@ layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
 // Sized by a specialization constant whose default is the largest stage (16 KiB): Mesa 22 sizes shared
 // arrays from the defaults.
 layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
-// MODE_SCAN with chunks of more than one tile (params.chunk_tiles > 1, scan_chunk_twice). A constant,
-// so that a pipeline compiles only the look-back path it runs: registers are allotted for the
-// hungriest path in the pipeline, and a tile held in registers is latency-bound on occupancy.
-layout(constant_id = 8) const bool look_back_chunked = false;
+// The path a pipeline compiles: a plan's pipeline takes only the path it runs, since registers are
+// allotted for the hungriest path in the pipeline, and a tile held in registers is latency-bound on
+// occupancy (the chunk passes' code cost the u32 look-back scan 10 registers and 6 % of its speed on
+// the H100). The default compiles every path and takes the mode from the push constants.
+const uint PATH_LOOK_BACK = 0u;         // MODE_SCAN, a tile a work-group, held in registers
+const uint PATH_LOOK_BACK_CHUNKED = 1u; // MODE_SCAN, chunks of params.chunk_tiles > 1 tiles (scan_chunk_twice)
+const uint PATH_CHUNK_PASSES = 2u;      // MODE_REDUCE, MODE_REDUCE_CHUNKS, MODE_SCAN_CHUNKS
+const uint PATH_ANY = 0xffffffffu;
+layout(constant_id = 8) const uint compiled_path = PATH_ANY;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 #define VKC_ITEMS 32 // max_items_per_invocation in src/device_scan.cpp
@@ -107,6 +112,9 @@ const uint STATE_TILES = 12u;
 const uint TICKET_COUNT = 0x7fffffffu; // and bit 31 the parity
 const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
 const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
+// Reduce's chunk totals (and the reproducible scan's): a flag no look-back posts, since the totals
+// share words with the status array a look-back scan leaves posted for the next one to zero.
+const uint STATUS_TOTAL = 3u;
 
 uint tile_items() { return VKC_WORKGROUP_SIZE * items_per_invocation; }
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
@@ -136,25 +144,28 @@ uint status_word_at(uint parity, uint w) {
 shared uint ticket, ticket_parity, other_dirty;
 uint status_at(uint tile, uint k) { return status_word_at(ticket_parity, tile * STATUS_WORDS + k); }
 
-void post(uint tile, uint flag, ITEM_TYPE value) {
+// A flagged value in the STATUS_WORDS words from `first` (a chunk's words are adjacent: STATUS_WORDS
+// divides STATUS_BLOCK).
+void post_words(uint first, uint flag, ITEM_TYPE value) {
     uvec2 bits = to_bits(value);
     for (uint k = 0u; k < STATUS_WORDS; ++k) {
         uint piece = ((k < 2u ? bits.x : bits.y) >> (16u * (k & 1u))) & 0xffffu;
-        atomicStore(state[status_at(tile, k)], (flag << 30u) | piece, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+        atomicStore(state[first + k], (flag << 30u) | piece, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                     gl_SemanticsRelaxed);
     }
 }
+void post(uint tile, uint flag, ITEM_TYPE value) { post_words(status_at(tile, 0u), flag, value); }
 
 // `after` orders the read after whatever produced that value: it is masked with the push constant
 // `zero` (always 0, unknown to the compiler) into the address, so the status load depends on it. A
 // fence would do, but Mesa 22's lavapipe turns every memory barrier (and the one an acquire or
 // release atomic implies) into a work-group barrier, which tears code that only some invocations run.
-void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
+void read_words(uint first, uint after, out uint flag, out ITEM_TYPE value) {
     uvec2 bits = uvec2(0u);
     uint first_flag = 0u;
     bool same = true;
     for (uint k = 0u; k < STATUS_WORDS; ++k) {
-        uint at = status_at(tile, k) + (after & params.zero);
+        uint at = first + k + (after & params.zero);
         uint word = atomicLoad(state[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
         uint f = word >> 30u;
         first_flag = k == 0u ? f : first_flag;
@@ -168,6 +179,9 @@ void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
     }
     flag = same ? first_flag : STATUS_NONE; // read between an aggregate's and a prefix's post: not yet
     value = from_bits(bits, ITEM_TYPE(0));
+}
+void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
+    read_words(status_at(tile, 0u), after, flag, value);
 }
 
 bool carry_in_present() { return has_flag(FLAG_CARRY_IN); }
@@ -554,15 +568,13 @@ ITEM_TYPE join_lanes_before(uint r, uint lane, ITEM_TYPE rounds_before, ITEM_TYP
     return r == 0u ? lanes_before : lane == 0u ? rounds_before : ITEM_COMBINE(rounds_before, lanes_before);
 }
 
-// 32-bit integer items post the tile's aggregate before the lanes' subgroup scans, which wait until
-// after the look-back: the aggregate needs only the rounds' subgroup reduces (a single instruction
-// for 32-bit integer add, min, max and the bitwise ops on NVIDIA; mul was not measured), and
-// successors read it sooner. On the H100 the u32 add scan ran at 0.755 of a copy against 0.737 at
-// 2^28; f32 (whose subgroup reduce is a shuffle tree) fell to 0.674 from 0.714.
-#ifndef ITEM_FLOAT
-#error "the build step defines ITEM_FLOAT (1 for half, float, double)"
-#endif
-#define EARLY_AGGREGATE (ITEM_BYTES == 4 && !ITEM_FLOAT)
+// 32-bit items post the tile's aggregate before the lanes' subgroup scans, which wait until after the
+// look-back: the aggregate needs only the rounds' subgroup reduces (a single instruction for 32-bit
+// integer add, min, max and the bitwise ops on NVIDIA), and successors read it sooner. On the H100
+// the u32 add scan ran at 0.755 of a copy against 0.737 at 2^28. f32 (whose subgroup reduce is a
+// shuffle tree) first fell with it, 0.714 to 0.674; once the look-back pipeline compiled its path
+// alone, the driver gave f32 without it 32 registers and spills (0.35), with it 56 and none (0.76).
+#define EARLY_AGGREGATE (ITEM_BYTES == 4)
 
 void scan_tile_raked(uint tile) {
     const uint lane = gl_SubgroupInvocationID, lanes = gl_SubgroupSize, subgroup = gl_SubgroupID;
@@ -745,7 +757,7 @@ void scan_look_back() {
             }
         }
     }
-    if (look_back_chunked) {
+    if (compiled_path == PATH_LOOK_BACK_CHUNKED || (compiled_path == PATH_ANY && params.chunk_tiles > 1u)) {
         scan_chunk_twice(chunk);
     } else {
 #if RAKED_TILES
@@ -757,59 +769,119 @@ void scan_look_back() {
 }
 
 // ---- chunks: reduce, and the reproducible scan -------------------------------------------------
+// MODE_REDUCE and MODE_REDUCE_CHUNKS: each group posts its chunk's total as a look-back status is
+// posted (flag and value in the same words, at total_at), counts itself finished, and the last to
+// count folds the totals. Since a total carries its flag (STATUS_TOTAL), the last group needs no
+// fence to trust what it reads: it reads again while any total has not landed. (A device-scope release before the
+// count, which waits for the total's store, and an acquire after it cost reduces of 2^16 items a
+// tenth of their speed on the H100.) MODE_REDUCE_CHUNKS leaves each chunk's exclusive prefix in its
+// words for MODE_SCAN_CHUNKS, which zeroes them; MODE_REDUCE zeroes the totals once read, for a
+// look-back scan on the same state (they overlap its status arrays).
 shared bool finished_last;
+shared uint totals_missing[3]; // invocations that found a total not yet posted, by round, in rotation
+uint total_at(uint chunk) { return STATE_TILES + chunk * STATUS_WORDS; }
+// Rounds the last group reads the totals before it computes them itself. The totals it waits for
+// were stored before their groups counted, so they land within microseconds: the bound is a guard.
+const uint TOTALS_WAIT_ROUNDS = 65536u;
 
-// Chunk totals [at, at + TOTALS_BATCH) as far as `end`, the identity past it. The loads are not
-// conditional (the index is clamped), so they issue together.
+// Chunk totals [at, at + TOTALS_BATCH) as far as `end`, the identity past it, and whether all have
+// been posted. The loads are not conditional (the index is clamped), so they issue together.
 const uint TOTALS_BATCH = 8u;
-void read_totals(uint at, uint end, out ITEM_TYPE totals[TOTALS_BATCH]) {
+void read_totals(uint at, uint end, out ITEM_TYPE totals[TOTALS_BATCH], out bool posted) {
+    posted = true;
     for (uint k = 0u; k < TOTALS_BATCH; ++k) {
-        ITEM_TYPE x = read_pair(STATE_TILES + 2u * min(at + k, end - 1u));
+        uint flag;
+        ITEM_TYPE x;
+        read_words(total_at(min(at + k, end - 1u)), 0u, flag, x);
+        posted = posted && flag == STATUS_TOTAL;
         totals[k] = at + k < end ? x : ITEM_IDENTITY;
     }
 }
 
-// MODE_REDUCE and MODE_REDUCE_CHUNKS: chunk totals, then the last group to finish walks them.
+// Past the wait's bound (or at once with FLAG_FORCE_FALLBACK): every chunk's total computed and posted
+// again by this group, with the function its own group used, so the bits are the same.
+void post_totals_again() {
+    for (uint chunk = 0u; chunk < params.chunks; ++chunk) {
+        ITEM_TYPE total = reduce_chunk(chunk);
+        if (gl_LocalInvocationIndex == 0u) {
+            post_words(total_at(chunk), STATUS_TOTAL, total);
+        }
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+}
+
+// Op over the totals of chunks [begin, end), this invocation's run, once every total of the
+// work-group's runs has been posted. Each invocation reads its run, its loads in flight together, and
+// the rounds repeat while any invocation found a total missing. Uniform.
+ITEM_TYPE fold_totals(uint begin, uint end, uint per_invocation) {
+    for (uint round = 0u;; ++round) {
+        uint slot = round % 3u;
+        bool posted = true;
+        ITEM_TYPE own = ITEM_IDENTITY;
+        if (per_invocation == 1u && begin < end) {
+            // One total an invocation (no more chunks than invocations): one load, not a clamped batch
+            // of 8, which cost reduces of 2^16 items about 3 % on the H100.
+            uint flag;
+            read_words(total_at(begin), 0u, flag, own);
+            posted = flag == STATUS_TOTAL;
+        }
+        for (uint at = begin; per_invocation > 1u && at < end; at += TOTALS_BATCH) {
+            ITEM_TYPE totals[TOTALS_BATCH];
+            bool batch_posted;
+            read_totals(at, end, totals, batch_posted);
+            posted = posted && batch_posted;
+            for (uint k = 0u; k < TOTALS_BATCH; ++k) {
+                own = ITEM_COMBINE(own, totals[k]);
+            }
+        }
+        if (!posted) {
+            atomicAdd(totals_missing[slot], 1u);
+        }
+        barrier();
+        uint missing = totals_missing[slot];
+        if (gl_LocalInvocationIndex == 0u) {
+            totals_missing[(round + 2u) % 3u] = 0u; // read in the round before this one, used two later
+        }
+        bool forced = has_flag(FLAG_FORCE_FALLBACK) && round == 0u;
+        if (missing == 0u && !forced) {
+            return own;
+        }
+        if (forced || round + 1u >= TOTALS_WAIT_ROUNDS) {
+            post_totals_again();
+        }
+    }
+    return ITEM_IDENTITY; // not reached
+}
+
 void reduce_chunks() {
     uint chunk = group_index();
     if (chunk >= params.chunks) {
         return;
     }
     ITEM_TYPE total = reduce_chunk(chunk);
-    // The total lands (device scope) before the count says so, and the last group to count reads
-    // every total after it counted. Barriers in uniform control flow only (see read_status).
+    bool alone = params.chunks == 1u; // last without counting, and it has its total
     if (gl_LocalInvocationIndex == 0u) {
-        write_pair(STATE_TILES + 2u * chunk, total);
+        if (!alone) {
+            post_words(total_at(chunk), STATUS_TOTAL, total);
+        }
+        finished_last = alone || atomicAdd(state[STATE_FINISHED], 1u) == params.chunks - 1u;
+        for (uint k = 0u; k < 3u; ++k) {
+            totals_missing[k] = 0u;
+        }
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-    if (gl_LocalInvocationIndex == 0u) {
-        // One chunk is last without counting.
-        finished_last = params.chunks == 1u || atomicAdd(state[STATE_FINISHED], 1u) == params.chunks - 1u;
-    }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
-                   gl_SemanticsAcquireRelease);
+    barrier();
     if (!finished_last) {
         return;
     }
-    // Every chunk total is in. Each invocation folds its own run of consecutive totals, their loads in
-    // flight together, and one ordered work-group scan joins the runs: one trip to L2 and one scan,
-    // where a scan a work-group's width of totals at a time took 8 of each for 2048 chunks.
+    // Each invocation folds its own run of consecutive totals and one ordered work-group scan joins
+    // the runs: one trip to L2 and one scan, where a scan a work-group's width of totals at a time
+    // took 8 of each for 2048 chunks.
     uint per_invocation = (params.chunks + VKC_WORKGROUP_SIZE - 1u) / VKC_WORKGROUP_SIZE;
     uint run_begin = min(gl_LocalInvocationIndex * per_invocation, params.chunks);
     uint run_end = min(run_begin + per_invocation, params.chunks);
-    ITEM_TYPE own = ITEM_IDENTITY;
-    if (per_invocation == 1u && run_begin < run_end) {
-        // One total an invocation (no more chunks than invocations): one load, not a clamped batch
-        // of 8, which cost reduces of 2^16 items about 3 % on the H100.
-        own = read_pair(STATE_TILES + 2u * run_begin);
-    }
-    for (uint at = run_begin; per_invocation > 1u && at < run_end; at += TOTALS_BATCH) {
-        ITEM_TYPE totals[TOTALS_BATCH];
-        read_totals(at, run_end, totals);
-        for (uint k = 0u; k < TOTALS_BATCH; ++k) {
-            own = ITEM_COMBINE(own, totals[k]);
-        }
-    }
+    ITEM_TYPE own = !alone                           ? fold_totals(run_begin, run_end, per_invocation)
+                    : gl_LocalInvocationIndex == 0u ? total
+                                                    : ITEM_IDENTITY;
     ITEM_TYPE before, block_total;
     VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, block_total);
     bool started = carry_in_present();
@@ -820,19 +892,20 @@ void reduce_chunks() {
         ITEM_TYPE prefix = !started ? before : gl_LocalInvocationIndex == 0u ? carry_in() : ITEM_COMBINE(carry_in(), before);
         bool seeded = started || gl_LocalInvocationIndex > 0u;
         for (uint at = run_begin; at < run_end; at += TOTALS_BATCH) {
-            ITEM_TYPE totals[TOTALS_BATCH];
-            read_totals(at, run_end, totals);
+            ITEM_TYPE totals[TOTALS_BATCH]; // (a lone chunk's was not posted; it is not used)
+            bool unused;
+            read_totals(at, run_end, totals, unused);
             for (uint k = 0u; k < TOTALS_BATCH && at + k < run_end; ++k) {
-                write_pair(STATE_TILES + 2u * (at + k), prefix);
+                post_words(total_at(at + k), STATUS_PREFIX, prefix);
                 prefix = seeded ? ITEM_COMBINE(prefix, totals[k]) : totals[k];
                 seeded = true;
             }
         }
     }
     if (params.mode == MODE_REDUCE) {
-        // Every total is read (the scan's barrier is past): zero again, for a look-back scan on the
-        // same state (they overlap its status arrays). Neighbouring invocations, neighbouring words.
-        for (uint at = gl_LocalInvocationIndex; at < 2u * params.chunks; at += VKC_WORKGROUP_SIZE) {
+        // Every total is read (the scan's barrier is past): zero again. Neighbouring invocations,
+        // neighbouring words.
+        for (uint at = gl_LocalInvocationIndex; at < STATUS_WORDS * params.chunks; at += VKC_WORKGROUP_SIZE) {
             state[STATE_TILES + at] = 0u;
         }
     }
@@ -845,8 +918,8 @@ void reduce_chunks() {
     }
 }
 
-// MODE_SCAN_CHUNKS: the chunk's tiles in turn, seeded with the chunk's exclusive prefix, which is
-// then zeroed (see reduce_chunks): one invocation reads it, then zeroes it once all have it.
+// MODE_SCAN_CHUNKS: the chunk's tiles in turn, seeded with the chunk's exclusive prefix, whose words
+// are then zeroed: one invocation reads it, then zeroes it once all have it.
 shared ITEM_TYPE chunk_prefix_read;
 void scan_chunks() {
     uint chunk = group_index();
@@ -854,19 +927,22 @@ void scan_chunks() {
         return;
     }
     if (gl_LocalInvocationIndex == 0u) {
-        chunk_prefix_read = read_pair(STATE_TILES + 2u * chunk);
+        uint unused; // posted by the dispatch before, behind a pipeline barrier
+        read_words(total_at(chunk), 0u, unused, chunk_prefix_read);
     }
     barrier();
     ITEM_TYPE prefix = chunk_prefix_read;
     if (gl_LocalInvocationIndex == 0u) {
-        state[STATE_TILES + 2u * chunk] = 0u;
-        state[STATE_TILES + 2u * chunk + 1u] = 0u;
+        for (uint k = 0u; k < STATUS_WORDS; ++k) {
+            state[total_at(chunk) + k] = 0u;
+        }
     }
     scan_chunk_tiles(chunk, prefix, chunk > 0u || carry_in_present());
 }
 
 void main() {
-    if (params.mode == MODE_SCAN) {
+    bool look_back = compiled_path == PATH_ANY ? params.mode == MODE_SCAN : compiled_path != PATH_CHUNK_PASSES;
+    if (look_back) {
         scan_look_back();
     } else if (params.mode == MODE_SCAN_CHUNKS) {
         scan_chunks();
