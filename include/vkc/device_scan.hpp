@@ -30,7 +30,9 @@ struct ScanOptions {
     // last bits between runs. Integer results are exact either way.
     bool reproducible = false;
     // Test setting: every tile computes its predecessor's total from the input instead of trusting
-    // what that predecessor posted (the look-back's fallback path). Default off.
+    // what that predecessor posted (the look-back's fallback path), and the last work-group of reduce
+    // and of the reproducible scan computes every chunk's total itself and posts it again (the path
+    // past its wait for the posts' bound). Default off.
     bool force_fallback = false;
     // Polls of a predecessor that has posted nothing before a tile computes it itself. 0: default (256);
     // at most 65535.
