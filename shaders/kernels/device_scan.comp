@@ -772,16 +772,18 @@ void scan_look_back() {
 // MODE_REDUCE and MODE_REDUCE_CHUNKS: each group posts its chunk's total as a look-back status is
 // posted (flag and value in the same words, at total_at), counts itself finished, and the last to
 // count folds the totals. Since a total carries its flag (STATUS_TOTAL), the last group needs no
-// fence to trust what it reads: it reads again while any total has not landed. (A device-scope release before the
-// count, which waits for the total's store, and an acquire after it cost reduces of 2^16 items a
-// tenth of their speed on the H100.) MODE_REDUCE_CHUNKS leaves each chunk's exclusive prefix in its
-// words for MODE_SCAN_CHUNKS, which zeroes them; MODE_REDUCE zeroes the totals once read, for a
-// look-back scan on the same state (they overlap its status arrays).
+// fence to trust what it reads: it reads again while any total has not landed. (A device-scope
+// release before the count, which waits for the total's store, and an acquire after it cost
+// reduces of 2^16 items a tenth of their speed on the H100.) MODE_REDUCE_CHUNKS leaves each chunk's
+// exclusive prefix in its words for MODE_SCAN_CHUNKS, which zeroes them; MODE_REDUCE zeroes the
+// totals once read, for a look-back scan on the same state (they overlap its status arrays).
 shared bool finished_last;
 shared uint totals_missing[3]; // invocations that found a total not yet posted, by round, in rotation
 uint total_at(uint chunk) { return STATE_TILES + chunk * STATUS_WORDS; }
 // Rounds the last group reads the totals before it computes them itself. The totals it waits for
 // were stored before their groups counted, so they land within microseconds: the bound is a guard.
+// (Were it ever reached, a post landing after the zeroing below would leave a stale total behind;
+// the value it carries is the same, but the words would no longer be zero for the next dispatch.)
 const uint TOTALS_WAIT_ROUNDS = 65536u;
 
 // Chunk totals [at, at + TOTALS_BATCH) as far as `end`, the identity past it, and whether all have
