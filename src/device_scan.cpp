@@ -53,12 +53,12 @@ bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
-// Options as the plans see them. Reduce takes no look-back, so the tile it is given ignores
-// look-back chunks; the Context's own scratch is zeroed when made and kept zeroed (scratch_for).
-ScanOptions reduce_options(ScanOptions o) {
+// Reduce's tile: reduce takes no look-back, so its tile ignores the options' look-back chunks.
+ScanTile reduce_tile(const Context& ctx, Type type, ScanOptions o) {
     o.look_back_chunk_tiles = 0;
-    return o;
+    return ctx.scan_tile(type, o);
 }
+// The Context's own scratch is zeroed when made and kept zeroed (scratch_for).
 ScanOptions on_own_scratch(ScanOptions o) {
     o.scratch_zeroed = true;
     return o;
@@ -234,7 +234,7 @@ uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOption
 }
 
 uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
-    Layout l = make_layout(impl_->info, scan_tile(type, reduce_options(o)), type, count, o, true);
+    Layout l = make_layout(impl_->info, reduce_tile(*this, type, o), type, count, o, true);
     return 4 * state_words(type, l, count, false);
 }
 
@@ -266,7 +266,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
                     std::string(name(type)) + " items");
     }
     const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
-    ScanTile tile = reduce ? scan_tile(type, reduce_options(o)) : scan_tile(type, o, count);
+    ScanTile tile = reduce ? reduce_tile(*this, type, o) : scan_tile(type, o, count);
     if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
         m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
     }
@@ -506,7 +506,7 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
 void Context::reduce_host(const void* items, void* result, uint64_t count, Type type, Op op,
                           const ScanOptions& o) {
     uint64_t bytes = size_of(type);
-    ScanTile tile = scan_tile(type, reduce_options(o));
+    ScanTile tile = reduce_tile(*this, type, o);
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
     Buffer device = create_buffer(chunk * bytes);

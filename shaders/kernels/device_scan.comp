@@ -116,6 +116,14 @@ const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
 // share words with the status array a look-back scan leaves posted for the next one to zero.
 const uint STATUS_TOTAL = 3u;
 
+// The path this pipeline runs: the one compiled in, or, where all are, the one the push constants name.
+bool runs_look_back() {
+    return compiled_path == PATH_ANY ? params.mode == MODE_SCAN : compiled_path != PATH_CHUNK_PASSES;
+}
+bool runs_chunked_look_back() {
+    return compiled_path == PATH_ANY ? params.chunk_tiles > 1u : compiled_path == PATH_LOOK_BACK_CHUNKED;
+}
+
 uint tile_items() { return VKC_WORKGROUP_SIZE * items_per_invocation; }
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 bool has_flag(uint f) { return (params.flags & f) != 0u; }
@@ -714,21 +722,22 @@ void scan_look_back() {
     if (gl_LocalInvocationIndex == 0u) {
         // Chunks in the order groups start, not by ID. Both dirty counts are read beside the ticket
         // (the parity is not known before it), so the read adds no trip to L2.
-        uint dirty0 = 0u, dirty1 = 0u, taken = 0u;
+        uint dirty0 = 0u, dirty1 = 0u, chunk = 0u, parity = 0u;
         if (chained) {
             dirty0 = atomicLoad(state[STATE_DIRTY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
             dirty1 = atomicLoad(state[STATE_DIRTY + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
-            taken = atomicAdd(state[STATE_TICKET], 1u);
-        }
-        uint chunk = taken & TICKET_COUNT, parity = taken >> 31u;
-        if (chained && chunk == params.chunks - 1u) {
-            // Every ticket is taken: the next dispatch counts from zero, in the other array.
-            atomicStore(state[STATE_TICKET], (parity ^ 1u) << 31u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                        gl_SemanticsRelaxed);
-        }
-        if (chained && chunk == 0u) {
-            atomicStore(state[STATE_DIRTY + parity], params.chunks * STATUS_WORDS, gl_ScopeDevice,
-                        gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            uint taken = atomicAdd(state[STATE_TICKET], 1u);
+            chunk = taken & TICKET_COUNT;
+            parity = taken >> 31u;
+            if (chunk == params.chunks - 1u) {
+                // Every ticket is taken: the next dispatch counts from zero, in the other array.
+                atomicStore(state[STATE_TICKET], (parity ^ 1u) << 31u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                            gl_SemanticsRelaxed);
+            }
+            if (chunk == 0u) {
+                atomicStore(state[STATE_DIRTY + parity], params.chunks * STATUS_WORDS, gl_ScopeDevice,
+                            gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            }
         }
         ticket = chunk;
         ticket_parity = parity;
@@ -757,7 +766,7 @@ void scan_look_back() {
             }
         }
     }
-    if (compiled_path == PATH_LOOK_BACK_CHUNKED || (compiled_path == PATH_ANY && params.chunk_tiles > 1u)) {
+    if (runs_chunked_look_back()) {
         scan_chunk_twice(chunk);
     } else {
 #if RAKED_TILES
@@ -943,8 +952,7 @@ void scan_chunks() {
 }
 
 void main() {
-    bool look_back = compiled_path == PATH_ANY ? params.mode == MODE_SCAN : compiled_path != PATH_CHUNK_PASSES;
-    if (look_back) {
+    if (runs_look_back()) {
         scan_look_back();
     } else if (params.mode == MODE_SCAN_CHUNKS) {
         scan_chunks();
