@@ -147,34 +147,34 @@ void main() {
         if (vector_tile) {
 #if ITEM_VEC_WIDTH > 1
             uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
-            for (uint j = 0u; j < vector_rounds; ++j) {
+            [[unroll]] for (uint j = 0u; j < vector_rounds; ++j) {
                 uint v = j * lanes + lane; // neighbouring lanes, neighbouring vectors
                 ITEM_VEC x = vectors_in[first + v];
-                for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                     stage[padded(segment + v * ITEM_VEC_WIDTH + c)] = x[c];
                 }
             }
 #endif
             subgroup_sync();
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 items[i] = stage[padded(mine + i)];
             }
         } else if (staged_per_subgroup) {
-            for (uint j = 0u; j < items_per_invocation; ++j) {
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = segment + j * lanes + lane; // striped within the subgroup's part
                 stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
             }
             subgroup_sync();
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 items[i] = stage[padded(mine + i)];
             }
         } else if (staged) {
-            for (uint j = 0u; j < items_per_invocation; ++j) {
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
                 stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
             }
             barrier(); // the scan's first barrier orders these reads before the stores below
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 items[i] = stage[padded(mine + i)];
             }
         } else if (paired && base + 2u <= params.count) {
@@ -184,14 +184,14 @@ void main() {
             items[1] = from_bits(uvec2(pair.y, 0u), ITEM_TYPE(0));
 #endif
         } else {
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
             }
         }
         ITEM_TYPE aggregate;
 #if defined(COLLECTIVE_block_reduce)
         aggregate = VKC_PASTE(vkc_block_reduce_, ITEM_OP)(items);
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = aggregate;
         }
 #else
@@ -208,16 +208,16 @@ void main() {
         }
 #endif
         if (vector_tile) {
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 stage[padded(mine + i)] = items[i];
             }
             subgroup_sync();
 #if ITEM_VEC_WIDTH > 1
             uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
-            for (uint j = 0u; j < vector_rounds; ++j) {
+            [[unroll]] for (uint j = 0u; j < vector_rounds; ++j) {
                 uint v = j * lanes + lane;
                 ITEM_VEC x;
-                for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                     x[c] = stage[padded(segment + v * ITEM_VEC_WIDTH + c)];
                 }
                 vectors_out[first + v] = x;
@@ -225,11 +225,11 @@ void main() {
 #endif
             subgroup_sync(); // the next tile's loads rewrite this part of the stage
         } else if (staged_per_subgroup) {
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 stage[padded(mine + i)] = items[i];
             }
             subgroup_sync();
-            for (uint j = 0u; j < items_per_invocation; ++j) {
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = segment + j * lanes + lane;
                 if (tile_base + at < params.count) {
                     items_out[tile_base + at] = stage[padded(at)];
@@ -237,11 +237,11 @@ void main() {
             }
             subgroup_sync(); // the next tile's loads rewrite this part of the stage
         } else if (staged) {
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 stage[padded(mine + i)] = items[i];
             }
             barrier();
-            for (uint j = 0u; j < items_per_invocation; ++j) {
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
                 uint at = j * size + gl_LocalInvocationIndex;
                 if (tile_base + at < params.count) {
                     items_out[tile_base + at] = stage[padded(at)];
@@ -253,7 +253,7 @@ void main() {
             pairs_out[base / 2u] = uvec2(to_bits(items[0]).x, to_bits(items[1]).x);
 #endif
         } else {
-            for (uint i = 0u; i < items_per_invocation; ++i) {
+            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
                 if (base + i < params.count) {
                     items_out[base + i] = items[i];
                 }

@@ -156,7 +156,7 @@ uint status_at(uint tile, uint k) { return status_word_at(ticket_parity, tile * 
 // divides STATUS_BLOCK).
 void post_words(uint first, uint flag, ITEM_TYPE value) {
     uvec2 bits = to_bits(value);
-    for (uint k = 0u; k < STATUS_WORDS; ++k) {
+    [[unroll]] for (uint k = 0u; k < STATUS_WORDS; ++k) {
         uint piece = ((k < 2u ? bits.x : bits.y) >> (16u * (k & 1u))) & 0xffffu;
         atomicStore(state[first + k], (flag << 30u) | piece, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                     gl_SemanticsRelaxed);
@@ -172,7 +172,7 @@ void read_words(uint first, uint after, out uint flag, out ITEM_TYPE value) {
     uvec2 bits = uvec2(0u);
     uint first_flag = 0u;
     bool same = true;
-    for (uint k = 0u; k < STATUS_WORDS; ++k) {
+    [[unroll]] for (uint k = 0u; k < STATUS_WORDS; ++k) {
         uint at = first + k + (after & params.zero);
         uint word = atomicLoad(state[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
         uint f = word >> 30u;
@@ -228,15 +228,15 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
     if (staged && tile_full(tile)) { // uniform: the barriers are safe
         uint part = stage_part();
         uint base = (tile * tile_items() + part) / ITEM_VEC_WIDTH;
-        for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
             uint v = j * stage_lanes() + stage_lane(); // neighbouring lanes, neighbouring vectors
             ITEM_VEC x = vectors_in[base + v];
-            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 stage[padded(part + v * ITEM_VEC_WIDTH + c)] = x[c];
             }
         }
         stage_sync();
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)];
         }
         stage_sync(); // the stage is free again
@@ -245,20 +245,20 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
 #endif
     if (first + items_per_invocation <= params.count) {
 #if ITEM_VEC_WIDTH > 1
-        for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
+        [[unroll]] for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
             ITEM_VEC x = vectors_in[first / ITEM_VEC_WIDTH + v];
-            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 items[v * ITEM_VEC_WIDTH + c] = x[c];
             }
         }
 #else
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = items_in[first + i];
         }
 #endif
     } else {
         // The last, partial tile: items past the count take the identity and are not written.
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = first + i < params.count ? items_in[first + i] : ITEM_IDENTITY;
         }
     }
@@ -268,16 +268,16 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
     uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
 #if ITEM_VEC_WIDTH > 1
     if (staged && tile_full(tile)) {
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)] = items[i];
         }
         stage_sync();
         uint part = stage_part();
         uint base = (tile * tile_items() + part) / ITEM_VEC_WIDTH;
-        for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
             uint v = j * stage_lanes() + stage_lane();
             ITEM_VEC x;
-            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 x[c] = stage[padded(part + v * ITEM_VEC_WIDTH + c)];
             }
             vectors_out[base + v] = x;
@@ -288,20 +288,20 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
 #endif
     if (first + items_per_invocation <= params.count) {
 #if ITEM_VEC_WIDTH > 1
-        for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
+        [[unroll]] for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
             ITEM_VEC x;
-            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 x[c] = items[v * ITEM_VEC_WIDTH + c];
             }
             vectors_out[first / ITEM_VEC_WIDTH + v] = x;
         }
 #else
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items_out[first + i] = items[i];
         }
 #endif
     } else {
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             if (first + i < params.count) {
                 items_out[first + i] = items[i];
             }
@@ -330,14 +330,14 @@ ITEM_TYPE reduce_chunk(uint chunk) {
     for (; v + 3u * size < vectors_end; v += 4u * size) {
         ITEM_VEC x0 = vectors_in[v], x1 = vectors_in[v + size], x2 = vectors_in[v + 2u * size],
                  x3 = vectors_in[v + 3u * size];
-        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+        [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
             own = ITEM_COMBINE(own, ITEM_COMBINE(ITEM_COMBINE(ITEM_PREPARE(x0[c]), ITEM_PREPARE(x1[c])),
                                                  ITEM_COMBINE(ITEM_PREPARE(x2[c]), ITEM_PREPARE(x3[c]))));
         }
     }
     for (; v < vectors_end; v += size) {
         ITEM_VEC x = vectors_in[v];
-        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+        [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
             own = ITEM_COMBINE(own, ITEM_PREPARE(x[c]));
         }
     }
@@ -590,13 +590,13 @@ void scan_tile_raked(uint tile) {
     const uint first_vector = (tile * tile_items() + subgroup * lanes * items_per_invocation) / ITEM_VEC_WIDTH;
     const bool full = tile_full(tile); // uniform
     ITEM_VEC v[VKC_ITEMS / ITEM_VEC_WIDTH];
-    for (uint r = 0u; r < rounds; ++r) {
+    [[unroll]] for (uint r = 0u; r < rounds; ++r) {
         uint at = first_vector + r * lanes + lane;
         if (full) {
             v[r] = load_vector(at);
         } else {
             // The last, partial tile: items past the count take the identity and are not written.
-            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 uint i = at * ITEM_VEC_WIDTH + c;
                 VEC_AT(v[r], c) = i < params.count ? items_in[i] : ITEM_IDENTITY;
             }
@@ -606,9 +606,9 @@ void scan_tile_raked(uint tile) {
     // within the subgroup's part: earlier rounds, then earlier lanes of this round.
     ITEM_TYPE before_lane[VKC_ITEMS / ITEM_VEC_WIDTH];
     ITEM_TYPE running = ITEM_IDENTITY; // op over the subgroup's earlier rounds
-    for (uint r = 0u; r < rounds; ++r) {
+    [[unroll]] for (uint r = 0u; r < rounds; ++r) {
         VEC_AT(v[r], 0) = ITEM_PREPARE(VEC_AT(v[r], 0));
-        for (uint c = 1u; c < ITEM_VEC_WIDTH; ++c) {
+        [[unroll]] for (uint c = 1u; c < ITEM_VEC_WIDTH; ++c) {
             VEC_AT(v[r], c) = ITEM_COMBINE(VEC_AT(v[r], c - 1u), ITEM_PREPARE(VEC_AT(v[r], c)));
         }
         ITEM_TYPE lane_total = VEC_AT(v[r], ITEM_VEC_WIDTH - 1u);
@@ -639,17 +639,17 @@ void scan_tile_raked(uint tile) {
         seeded = true;
     }
 #if EARLY_AGGREGATE
-    for (uint r = 0u; r < rounds; ++r) {
+    [[unroll]] for (uint r = 0u; r < rounds; ++r) {
         before_lane[r] = join_lanes_before(r, lane, before_lane[r], VEC_AT(v[r], ITEM_VEC_WIDTH - 1u));
     }
 #endif
     bool inclusive = !has_flag(FLAG_EXCLUSIVE);
-    for (uint r = 0u; r < rounds; ++r) {
+    [[unroll]] for (uint r = 0u; r < rounds; ++r) {
         bool lane_seeded = seeded || r > 0u || lane > 0u;
         ITEM_TYPE seed = !seeded ? before_lane[r] : r == 0u && lane == 0u ? prefix
                                                                            : ITEM_COMBINE(prefix, before_lane[r]);
         ITEM_VEC x = v[r];
-        for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+        [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
             ITEM_TYPE through = lane_seeded ? ITEM_COMBINE(seed, VEC_AT(v[r], c)) : VEC_AT(v[r], c);
             ITEM_TYPE upto = c == 0u ? (lane_seeded ? seed : ITEM_IDENTITY)
                                      : (lane_seeded ? ITEM_COMBINE(seed, VEC_AT(v[r], c - 1u)) : VEC_AT(v[r], c - 1u));
@@ -659,7 +659,7 @@ void scan_tile_raked(uint tile) {
         if (full) {
             store_vector(at, x);
         } else {
-            for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 uint i = at * ITEM_VEC_WIDTH + c;
                 if (i < params.count) {
                     items_out[i] = VEC_AT(x, c);
@@ -679,7 +679,7 @@ void scan_tile_blocked(uint tile) {
     bool seeded;
     ITEM_TYPE prefix = chunk_prefix(tile, aggregate, seeded);
     if (seeded) {
-        for (uint i = 0u; i < items_per_invocation; ++i) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = ITEM_COMBINE(prefix, items[i]);
         }
     }
@@ -800,7 +800,7 @@ const uint TOTALS_WAIT_ROUNDS = 65536u;
 const uint TOTALS_BATCH = 8u;
 void read_totals(uint at, uint end, out ITEM_TYPE totals[TOTALS_BATCH], out bool posted) {
     posted = true;
-    for (uint k = 0u; k < TOTALS_BATCH; ++k) {
+    [[unroll]] for (uint k = 0u; k < TOTALS_BATCH; ++k) {
         uint flag;
         ITEM_TYPE x;
         read_words(total_at(min(at + k, end - 1u)), 0u, flag, x);
@@ -841,7 +841,7 @@ ITEM_TYPE fold_totals(uint begin, uint end, uint per_invocation) {
             bool batch_posted;
             read_totals(at, end, totals, batch_posted);
             posted = posted && batch_posted;
-            for (uint k = 0u; k < TOTALS_BATCH; ++k) {
+            [[unroll]] for (uint k = 0u; k < TOTALS_BATCH; ++k) {
                 own = ITEM_COMBINE(own, totals[k]);
             }
         }
@@ -906,7 +906,7 @@ void reduce_chunks() {
             ITEM_TYPE totals[TOTALS_BATCH]; // (a lone chunk's was not posted; it is not used)
             bool unused;
             read_totals(at, run_end, totals, unused);
-            for (uint k = 0u; k < TOTALS_BATCH && at + k < run_end; ++k) {
+            [[unroll]] for (uint k = 0u; k < TOTALS_BATCH && at + k < run_end; ++k) {
                 post_words(total_at(at + k), STATUS_PREFIX, prefix);
                 prefix = seeded ? ITEM_COMBINE(prefix, totals[k]) : totals[k];
                 seeded = true;
@@ -944,7 +944,7 @@ void scan_chunks() {
     barrier();
     ITEM_TYPE prefix = chunk_prefix_read;
     if (gl_LocalInvocationIndex == 0u) {
-        for (uint k = 0u; k < STATUS_WORDS; ++k) {
+        [[unroll]] for (uint k = 0u; k < STATUS_WORDS; ++k) {
             state[total_at(chunk) + k] = 0u;
         }
     }

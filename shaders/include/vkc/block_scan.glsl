@@ -61,7 +61,7 @@ void VKC_PASTE(vkc_block_scan_core_, VKC_OP)(inout VKC_TYPE items[VKC_ITEMS], bo
                                              VKC_TYPE seed, out VKC_TYPE aggregate, out VKC_TYPE prefix) {
     // 1. Each invocation combines its own items.
     VKC_TYPE own = VKC_OP_IDENTITY;
-    for (uint i = 0u; i < VKC_ITEMS_ACTIVE; ++i) {
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS_ACTIVE; ++i) {
         items[i] = VKC_OP_PREPARE(items[i]);
         own = i == 0u ? items[0] : VKC_OP_COMBINE(own, items[i]);
     }
@@ -105,7 +105,7 @@ void VKC_PASTE(vkc_block_scan_core_, VKC_OP)(inout VKC_TYPE items[VKC_ITEMS], bo
     // 4. Each invocation rescans its items from its running prefix.
     bool started = seeded || !first; // invocation 0 of an unseeded scan starts from its first item
     VKC_TYPE running = first ? prefix : (seeded ? VKC_OP_COMBINE(prefix, before) : before);
-    for (uint i = 0u; i < VKC_ITEMS_ACTIVE; ++i) {
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS_ACTIVE; ++i) {
         VKC_TYPE x = items[i];
         VKC_TYPE through = started ? VKC_OP_COMBINE(running, x) : x;
         items[i] = inclusive ? through : running;
@@ -116,7 +116,7 @@ void VKC_PASTE(vkc_block_scan_core_, VKC_OP)(inout VKC_TYPE items[VKC_ITEMS], bo
 
 VKC_TYPE VKC_PASTE(vkc_block_reduce_, VKC_OP)(VKC_TYPE items[VKC_ITEMS]) {
     VKC_TYPE own = VKC_OP_IDENTITY;
-    for (uint i = 0u; i < VKC_ITEMS_ACTIVE; ++i) {
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS_ACTIVE; ++i) {
         VKC_TYPE x = VKC_OP_PREPARE(items[i]);
         own = i == 0u ? x : VKC_OP_COMBINE(own, x);
     }

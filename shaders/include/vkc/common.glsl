@@ -34,6 +34,9 @@
 #define VKC_COMMON_GLSL
 
 #extension GL_EXT_shader_explicit_arithmetic_types : require
+// [[unroll]] on loops over a tile's items: their bounds are specialization constants, which SPIR-V
+// tools cannot unroll, and NVIDIA's compiler left some 64-bit tiles' arrays in local memory without it.
+#extension GL_EXT_control_flow_attributes : require
 
 #ifndef VKC_SUBGROUP_ARITHMETIC
 #define VKC_SUBGROUP_ARITHMETIC 1
