@@ -129,19 +129,21 @@ int bench_block(const Options& o) {
             BlockRequest r{Collective::block_scan_inclusive, Type::u32, Op::add, {o.size}, k, tpg, count};
             double ms = median_ms(ctx, o.runs, [&] { ctx.run(r, in, out); });
             double gbps = 8.0 * count / ms * 1e-6;
-            // Check the first and the last tile against the CPU.
-            for (uint64_t first : {uint64_t(0), count - tile}) {
-                std::vector<uint32_t> got(tile);
-                ctx.download(out, got.data(), tile * 4, first * 4);
+            // Check every tile against the CPU (tiles loaded together take other code than the first).
+            std::vector<uint32_t> got(count);
+            ctx.download(out, got.data(), count * 4, 0);
+            for (uint64_t first = 0; first < count; first += tile) {
                 uint32_t sum = 0;
-                for (uint64_t i = 0; i < tile; ++i) {
+                uint64_t i = 0;
+                for (; i < tile; ++i) {
                     sum += data[first + i];
-                    if (got[i] != sum) {
-                        std::printf("FAIL items %u: tile at %llu, item %llu: expected %u, got %u\n", k,
-                                    (unsigned long long)first, (unsigned long long)i, sum, got[i]);
-                        ++failures;
-                        break;
-                    }
+                    if (got[first + i] != sum) break;
+                }
+                if (i < tile) {
+                    std::printf("FAIL items %u, %u tiles a group: tile at %llu, item %llu: expected %u, got %u\n", k,
+                                tpg, (unsigned long long)first, (unsigned long long)i, sum, got[first + i]);
+                    ++failures;
+                    break;
                 }
             }
             auto c = cub.find(k);

@@ -105,163 +105,209 @@ void subgroup_sync() {
 #endif
 }
 
+const uint MAX_BATCH = 8u; // tiles loaded together (main)
+
+// Per invocation, set once by main().
+uint lanes, lane, segment; // subgroup lanes, this lane, and the first tile item of this subgroup's part
+bool paired, vectorised;
+
+// A tile's items into registers (blocked arrangement). Items past the count are not read; they take
+// the identity and are not written. `vector_tile` is uniform: a full tile of whole vectors an invocation.
+void load_items(uint tile, bool vector_tile, out ITEM_TYPE items[VKC_ITEMS]) {
+    const uint size = VKC_WORKGROUP_SIZE;
+    uint tile_base = tile * size * items_per_invocation;
+    uint mine = gl_LocalInvocationIndex * items_per_invocation; // this invocation's items in the tile
+    uint base = tile_base + mine;
+    if (vector_tile) {
+#if ITEM_VEC_WIDTH > 1
+        uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
+        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+            uint v = j * lanes + lane; // neighbouring lanes, neighbouring vectors
+            ITEM_VEC x = vectors_in[first + v];
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                stage[padded(segment + v * ITEM_VEC_WIDTH + c)] = x[c];
+            }
+        }
+#endif
+        subgroup_sync();
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = stage[padded(mine + i)];
+        }
+    } else if (staged_per_subgroup) {
+        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+            uint at = segment + j * lanes + lane; // striped within the subgroup's part
+            stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+        }
+        subgroup_sync();
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = stage[padded(mine + i)];
+        }
+    } else if (staged) {
+        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+            uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
+            stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+        }
+        barrier(); // the scan's first barrier orders these reads before the stores below
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = stage[padded(mine + i)];
+        }
+    } else if (paired && base + 2u <= params.count) {
+#if ITEM_BYTES == 4
+        uvec2 pair = pairs_in[base / 2u];
+        items[0] = from_bits(uvec2(pair.x, 0u), ITEM_TYPE(0));
+        items[1] = from_bits(uvec2(pair.y, 0u), ITEM_TYPE(0));
+#endif
+    } else {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
+        }
+    }
+}
+
+// The tile's items back to memory, the way load_items read them.
+void store_items(uint tile, bool vector_tile, ITEM_TYPE items[VKC_ITEMS]) {
+    const uint size = VKC_WORKGROUP_SIZE;
+    uint tile_base = tile * size * items_per_invocation;
+    uint mine = gl_LocalInvocationIndex * items_per_invocation;
+    uint base = tile_base + mine;
+    if (vector_tile) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            stage[padded(mine + i)] = items[i];
+        }
+        subgroup_sync();
+#if ITEM_VEC_WIDTH > 1
+        uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
+        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+            uint v = j * lanes + lane;
+            ITEM_VEC x;
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                x[c] = stage[padded(segment + v * ITEM_VEC_WIDTH + c)];
+            }
+            vectors_out[first + v] = x;
+        }
+#endif
+        subgroup_sync(); // the next tile's loads rewrite this part of the stage
+    } else if (staged_per_subgroup) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            stage[padded(mine + i)] = items[i];
+        }
+        subgroup_sync();
+        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+            uint at = segment + j * lanes + lane;
+            if (tile_base + at < params.count) {
+                items_out[tile_base + at] = stage[padded(at)];
+            }
+        }
+        subgroup_sync(); // the next tile's loads rewrite this part of the stage
+    } else if (staged) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            stage[padded(mine + i)] = items[i];
+        }
+        barrier();
+        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+            uint at = j * size + gl_LocalInvocationIndex;
+            if (tile_base + at < params.count) {
+                items_out[tile_base + at] = stage[padded(at)];
+            }
+        }
+        barrier(); // the next tile's loads rewrite the stage, and its scan the scratch
+    } else if (paired && base + 2u <= params.count) {
+#if ITEM_BYTES == 4
+        pairs_out[base / 2u] = uvec2(to_bits(items[0]).x, to_bits(items[1]).x);
+#endif
+    } else {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            if (base + i < params.count) {
+                items_out[base + i] = items[i];
+            }
+        }
+    }
+}
+
+// The collective over one tile's items, in the mode the flags name; `running` is the prefix carried
+// from tile to tile (FLAG_RUNNING). Then the items go back to memory, and the record is written.
+void scan_and_store(uint tile, bool vector_tile, inout ITEM_TYPE items[VKC_ITEMS], inout ITEM_TYPE running,
+                    ITEM_TYPE seed) {
+    ITEM_TYPE aggregate;
+#if defined(COLLECTIVE_block_reduce)
+    aggregate = VKC_PASTE(vkc_block_reduce_, ITEM_OP)(items);
+    [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+        items[i] = aggregate;
+    }
+#else
+    bool seeded = (flags() & FLAG_SEEDED) != 0u;
+    bool running_mode = (flags() & FLAG_RUNNING) != 0u;
+    bool callback_mode = running_mode && (flags() & FLAG_CALLBACK) != 0u;
+    if (callback_mode) {
+        VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_callback_, ITEM_OP))(items, aggregate);
+        running = callback_carry; // written before the scan's prefix barriers
+        barrier(); // read before the next tile's callback writes it
+    } else if (running_mode) {
+        VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_running_, ITEM_OP))(items, running, aggregate);
+    } else if (seeded) {
+        VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_seeded_, ITEM_OP))(items, seed, aggregate);
+    } else {
+        VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_, ITEM_OP))(items, aggregate);
+    }
+#endif
+    store_items(tile, vector_tile, items);
+    if ((flags() & FLAG_RECORD) != 0u) {
+        const uint size = VKC_WORKGROUP_SIZE;
+        record[2u * tile * size + gl_LocalInvocationIndex] = aggregate;
+        record[(2u * tile + 1u) * size + gl_LocalInvocationIndex] = running;
+    }
+}
+
 void main() {
     const uint size = VKC_WORKGROUP_SIZE;
     const uint tile_items = size * items_per_invocation;
     uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-    bool seeded = (flags() & FLAG_SEEDED) != 0u;
-    bool running_mode = (flags() & FLAG_RUNNING) != 0u;
     // Only invocation 0's running prefix may matter: the others start from junk.
     ITEM_TYPE running = from_bits(gl_LocalInvocationIndex == 0u ? params.seed.xy : params.seed.zw + gl_LocalInvocationIndex,
                                   ITEM_TYPE(0));
     ITEM_TYPE seed = from_bits(params.seed.xy, ITEM_TYPE(0));
-    bool callback_mode = running_mode && (flags() & FLAG_CALLBACK) != 0u;
     callback_running = ITEM_PREPARE(running);
 #if VKC_SUBGROUP_ARITHMETIC
     // Where subgroups are packed in order and full, each subgroup owns the contiguous part of the
     // tile its invocations hold, and moves it through the stage alone (CUB's warp transpose): no
     // work-group barrier on the way in or out.
     staged_per_subgroup = staged && subgroups_packed && size % gl_SubgroupSize == 0u;
-    const uint lanes = gl_SubgroupSize;
-    const uint lane = gl_SubgroupInvocationID;
-    const uint segment = gl_SubgroupID * lanes * items_per_invocation; // first tile item of this subgroup
+    lanes = gl_SubgroupSize;
+    lane = gl_SubgroupInvocationID;
+    segment = gl_SubgroupID * lanes * items_per_invocation;
 #else
     staged_per_subgroup = false;
-    const uint lanes = 1u, lane = 0u, segment = 0u;
+    lanes = 1u;
+    lane = 0u;
+    segment = 0u;
 #endif
-    const bool paired = ITEM_BYTES == 4 && items_per_invocation == 2u && !staged;
+    paired = ITEM_BYTES == 4 && items_per_invocation == 2u && !staged;
     // Full tiles of whole vectors an invocation move one vector a lane per round (every part then
     // starts vector-aligned). Other counts keep one item a lane: on the H100 at 2^28 the vectors
     // took 12 and 16 items from 0.95 and 0.97 of a copy to 0.99 and 1.00, but 6 and 9 items (rounds
     // with idle lanes) fell from 1.00 and 0.98 to 0.93 and 0.81 (results/README.md).
-    const bool vectorised = ITEM_VEC_WIDTH > 1 && staged_per_subgroup && items_per_invocation % ITEM_VEC_WIDTH == 0u;
-    const uint vector_rounds = items_per_invocation / ITEM_VEC_WIDTH;
-    for (uint k = 0u; k < params.tiles_per_group; ++k) {
+    vectorised = ITEM_VEC_WIDTH > 1 && staged_per_subgroup && items_per_invocation % ITEM_VEC_WIDTH == 0u;
+    // Unstaged tiles (1 and 2 items an invocation) are loaded several at a time, every tile's loads in
+    // flight before the first tile's scan: one tile of one item an invocation keeps too few bytes in
+    // flight to fill the memory system. On the H100 at 2^28 with 8 tiles a work-group, one item ran
+    // at 0.705 of a copy one tile at a time, 0.83 two, 0.88 four and 0.925 eight at a time; two items
+    // (4 tiles a work-group) at 0.911 one at a time, 0.991 two and 0.975 four (results/README.md).
+    const uint batch = staged ? 1u : items_per_invocation == 1u ? MAX_BATCH : 2u;
+    for (uint k = 0u; k < params.tiles_per_group; k += batch) {
         uint tile = group * params.tiles_per_group + k;
-        uint tile_base = tile * tile_items;
-        uint mine = gl_LocalInvocationIndex * items_per_invocation; // this invocation's items in the tile
-        uint base = tile_base + mine;
-        ITEM_TYPE items[VKC_ITEMS];
-        const bool vector_tile = vectorised && tile_base + tile_items <= params.count; // uniform
-        // Items past the count are not read; they take the identity and are not written.
-        if (vector_tile) {
-#if ITEM_VEC_WIDTH > 1
-            uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
-            [[unroll]] for (uint j = 0u; j < vector_rounds; ++j) {
-                uint v = j * lanes + lane; // neighbouring lanes, neighbouring vectors
-                ITEM_VEC x = vectors_in[first + v];
-                [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-                    stage[padded(segment + v * ITEM_VEC_WIDTH + c)] = x[c];
-                }
-            }
-#endif
-            subgroup_sync();
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                items[i] = stage[padded(mine + i)];
-            }
-        } else if (staged_per_subgroup) {
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                uint at = segment + j * lanes + lane; // striped within the subgroup's part
-                stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
-            }
-            subgroup_sync();
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                items[i] = stage[padded(mine + i)];
-            }
-        } else if (staged) {
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
-                stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
-            }
-            barrier(); // the scan's first barrier orders these reads before the stores below
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                items[i] = stage[padded(mine + i)];
-            }
-        } else if (paired && base + 2u <= params.count) {
-#if ITEM_BYTES == 4
-            uvec2 pair = pairs_in[base / 2u];
-            items[0] = from_bits(uvec2(pair.x, 0u), ITEM_TYPE(0));
-            items[1] = from_bits(uvec2(pair.y, 0u), ITEM_TYPE(0));
-#endif
-        } else {
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
+        const bool vector_tile = vectorised && (tile + 1u) * tile_items <= params.count; // uniform
+        ITEM_TYPE held[MAX_BATCH][VKC_ITEMS];
+        load_items(tile, vector_tile, held[0]);
+        [[unroll]] for (uint b = 1u; b < MAX_BATCH; ++b) {
+            if (b < batch && k + b < params.tiles_per_group) { // uniform
+                load_items(tile + b, false, held[b]);
             }
         }
-        ITEM_TYPE aggregate;
-#if defined(COLLECTIVE_block_reduce)
-        aggregate = VKC_PASTE(vkc_block_reduce_, ITEM_OP)(items);
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = aggregate;
-        }
-#else
-        if (callback_mode) {
-            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_callback_, ITEM_OP))(items, aggregate);
-            running = callback_carry; // written before the scan's prefix barriers
-            barrier(); // read before the next tile's callback writes it
-        } else if (running_mode) {
-            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_running_, ITEM_OP))(items, running, aggregate);
-        } else if (seeded) {
-            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_seeded_, ITEM_OP))(items, seed, aggregate);
-        } else {
-            VKC_PASTE(VKC_PASTE(vkc_, COLLECTIVE), VKC_PASTE(_, ITEM_OP))(items, aggregate);
-        }
-#endif
-        if (vector_tile) {
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                stage[padded(mine + i)] = items[i];
+        scan_and_store(tile, vector_tile, held[0], running, seed);
+        [[unroll]] for (uint b = 1u; b < MAX_BATCH; ++b) {
+            if (b < batch && k + b < params.tiles_per_group) {
+                scan_and_store(tile + b, false, held[b], running, seed);
             }
-            subgroup_sync();
-#if ITEM_VEC_WIDTH > 1
-            uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
-            [[unroll]] for (uint j = 0u; j < vector_rounds; ++j) {
-                uint v = j * lanes + lane;
-                ITEM_VEC x;
-                [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-                    x[c] = stage[padded(segment + v * ITEM_VEC_WIDTH + c)];
-                }
-                vectors_out[first + v] = x;
-            }
-#endif
-            subgroup_sync(); // the next tile's loads rewrite this part of the stage
-        } else if (staged_per_subgroup) {
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                stage[padded(mine + i)] = items[i];
-            }
-            subgroup_sync();
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                uint at = segment + j * lanes + lane;
-                if (tile_base + at < params.count) {
-                    items_out[tile_base + at] = stage[padded(at)];
-                }
-            }
-            subgroup_sync(); // the next tile's loads rewrite this part of the stage
-        } else if (staged) {
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                stage[padded(mine + i)] = items[i];
-            }
-            barrier();
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                uint at = j * size + gl_LocalInvocationIndex;
-                if (tile_base + at < params.count) {
-                    items_out[tile_base + at] = stage[padded(at)];
-                }
-            }
-            barrier(); // the next tile's loads rewrite the stage, and its scan the scratch
-        } else if (paired && base + 2u <= params.count) {
-#if ITEM_BYTES == 4
-            pairs_out[base / 2u] = uvec2(to_bits(items[0]).x, to_bits(items[1]).x);
-#endif
-        } else {
-            [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-                if (base + i < params.count) {
-                    items_out[base + i] = items[i];
-                }
-            }
-        }
-        if ((flags() & FLAG_RECORD) != 0u) {
-            record[2u * tile * size + gl_LocalInvocationIndex] = aggregate;
-            record[(2u * tile + 1u) * size + gl_LocalInvocationIndex] = running;
         }
     }
 }

@@ -66,8 +66,8 @@ void VKC_PASTE(vkc_block_scan_core_, VKC_OP)(inout VKC_TYPE items[VKC_ITEMS], bo
         own = i == 0u ? items[0] : VKC_OP_COMBINE(own, items[i]);
     }
     // 2. One work-group scan of the per-invocation totals.
-    VKC_TYPE before;
-    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(own, before, aggregate);
+    VKC_TYPE before, own_inclusive;
+    VKC_PASTE(vkc_workgroup_scan_parts_, VKC_OP)(own, before, own_inclusive, aggregate);
     bool first = gl_LocalInvocationIndex == 0u;
     // 3. The tile's prefix, if any, goes in front.
     bool seeded = prefix_mode != VKC_PREFIX_NONE;
@@ -102,7 +102,12 @@ void VKC_PASTE(vkc_block_scan_core_, VKC_OP)(inout VKC_TYPE items[VKC_ITEMS], bo
         prefix = VKC_PREFIX_SLOT;
         barrier(); // the next tile writes the slot only after everyone has read it
     }
-    // 4. Each invocation rescans its items from its running prefix.
+    // 4. Each invocation rescans its items from its running prefix; an inclusive scan of one item an
+    // invocation takes the work-group scan's inclusive prefix as it is (no exclusive prefix to derive).
+    if (VKC_ITEMS_ACTIVE == 1u && inclusive) {
+        items[0] = seeded ? VKC_OP_COMBINE(prefix, own_inclusive) : own_inclusive;
+        return;
+    }
     bool started = seeded || !first; // invocation 0 of an unseeded scan starts from its first item
     VKC_TYPE running = first ? prefix : (seeded ? VKC_OP_COMBINE(prefix, before) : before);
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS_ACTIVE; ++i) {

@@ -54,10 +54,15 @@
 // Raking scans use this many invocations at most, each over a contiguous segment.
 #define VKC_RAKING_LANES 32u
 
-// Subgroup algorithm: slots [0, subgroups) hold per-subgroup prefixes and slot `size` the total.
+// Subgroup algorithm: slots [0, subgroups) hold per-subgroup prefixes and slot `size` the total;
+// with few subgroups, every other call takes slots [VKC_DIRECT_JOIN_SUBGROUPS, 2 x that) instead.
 // Raking: slots [0, size) hold per-invocation values, [size, size + lanes) segment prefixes and
 // slot size + lanes the total.
 shared VKC_TYPE VKC_SCRATCH[VKC_SCRATCH_CAPACITY + VKC_RAKING_LANES + 1];
+// Which half the next call with few subgroups takes (VKC_SCAN_ALTERNATE_HALVES): consecutive calls
+// alternate, so a call's writes cannot meet the reads of the call before it (every invocation has
+// passed the barrier of the call in between), and that path needs no trailing barrier.
+uint VKC_NAME(vkc_scan_half_, VKC_OP, VKC_TYPE) = 0u;
 
 #if VKC_SUBGROUP_ARITHMETIC && defined(VKC_CUSTOM_COMBINE)
 // Subgroup scans of a custom operator: Hillis-Steele over subgroupShuffleUp. Lanes read only lower
@@ -120,12 +125,16 @@ void VKC_PASTE(vkc_workgroup_scan_raking_, VKC_OP)(VKC_TYPE x, out VKC_TYPE excl
     total = VKC_SCRATCH[size + lanes];
 }
 
-// The scan of already-prepared x over the work-group: its exclusive prefix and the total.
-// Every invocation gets both; inclusive is op(exclusive, x), except in invocation 0 where it is x.
-void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclusive, out VKC_TYPE total) {
+// The scan of already-prepared x over the work-group: its exclusive and inclusive prefixes and the
+// total, in every invocation (a caller that leaves one prefix unused does not pay for it once the
+// function is inlined). Invocation 0's exclusive prefix is the identity and its inclusive one x.
+void VKC_PASTE(vkc_workgroup_scan_parts_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclusive, out VKC_TYPE inclusive,
+                                                  out VKC_TYPE total) {
+    bool trailing_barrier = VKC_SCAN_TRAILING_BARRIER;
 #if VKC_SUBGROUP_ARITHMETIC
     if (!VKC_SUBGROUPS_PACKED) {
         VKC_PASTE(vkc_workgroup_scan_raking_, VKC_OP)(x, exclusive, total);
+        inclusive = gl_LocalInvocationIndex == 0u ? x : VKC_OP_COMBINE(exclusive, x);
     } else {
         const uint size = VKC_WORKGROUP_SIZE;
         VKC_TYPE sub_inclusive = VKC_OP_SUBGROUP_INCLUSIVE(x);
@@ -134,21 +143,28 @@ void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclus
 #else
         VKC_TYPE sub_exclusive = VKC_OP_SUBGROUP_EXCLUSIVE(x);
 #endif
+        uint subgroups = (size + gl_SubgroupSize - 1u) / gl_SubgroupSize; // not gl_NumSubgroups: see below
+        bool direct_join = subgroups <= VKC_DIRECT_JOIN_SUBGROUPS;
+        uint half_at = 0u;
+        if (direct_join && VKC_SCAN_ALTERNATE_HALVES) {
+            half_at = VKC_NAME(vkc_scan_half_, VKC_OP, VKC_TYPE) * VKC_DIRECT_JOIN_SUBGROUPS;
+            VKC_NAME(vkc_scan_half_, VKC_OP, VKC_TYPE) ^= 1u;
+            trailing_barrier = false;
+        }
         // The last lane of each subgroup (the last subgroup may be partial) posts its subgroup total.
         uint lanes = min(gl_SubgroupSize, size - gl_SubgroupID * gl_SubgroupSize);
         if (gl_SubgroupInvocationID == lanes - 1u) {
-            VKC_SCRATCH[gl_SubgroupID] = sub_inclusive;
+            VKC_SCRATCH[half_at + gl_SubgroupID] = sub_inclusive;
         }
         barrier();
-        uint subgroups = (size + gl_SubgroupSize - 1u) / gl_SubgroupSize; // not gl_NumSubgroups: see below
         VKC_TYPE prefix;
-        if (subgroups <= VKC_DIRECT_JOIN_SUBGROUPS) {
+        if (direct_join) {
             // Few subgroups (4 in 128 invocations of 32 lanes): every invocation combines the totals
             // before its own subgroup, as CUB's warp-scans algorithm does; one barrier in all.
             prefix = VKC_OP_IDENTITY;
             total = VKC_OP_IDENTITY;
             for (uint i = 0u; i < subgroups; ++i) {
-                VKC_TYPE t = VKC_SCRATCH[i];
+                VKC_TYPE t = VKC_SCRATCH[half_at + i];
                 if (i < gl_SubgroupID) {
                     prefix = i == 0u ? t : VKC_OP_COMBINE(prefix, t);
                 }
@@ -181,15 +197,23 @@ void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclus
         }
         // Lane 0 takes the prefix as it is: combining it with the built-in's identity could turn -0 into +0.
         exclusive = gl_SubgroupInvocationID == 0u ? prefix : VKC_OP_COMBINE(prefix, sub_exclusive);
+        inclusive = gl_SubgroupID == 0u ? sub_inclusive : VKC_OP_COMBINE(prefix, sub_inclusive);
     }
 #else
     VKC_PASTE(vkc_workgroup_scan_raking_, VKC_OP)(x, exclusive, total);
+    inclusive = gl_LocalInvocationIndex == 0u ? x : VKC_OP_COMBINE(exclusive, x);
 #endif
     // The next collective may rewrite the scratch only after everyone has read it. A caller whose own
     // barriers already separate two calls may turn this one off (VKC_SCAN_TRAILING_BARRIER, common.glsl).
-    if (VKC_SCAN_TRAILING_BARRIER) {
+    if (trailing_barrier) {
         barrier();
     }
+}
+
+// The same, without the inclusive prefix.
+void VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(VKC_TYPE x, out VKC_TYPE exclusive, out VKC_TYPE total) {
+    VKC_TYPE inclusive;
+    VKC_PASTE(vkc_workgroup_scan_parts_, VKC_OP)(x, exclusive, inclusive, total);
 }
 
 VKC_TYPE VKC_PASTE(vkc_workgroup_reduce_, VKC_OP)(VKC_TYPE x) {
@@ -199,10 +223,9 @@ VKC_TYPE VKC_PASTE(vkc_workgroup_reduce_, VKC_OP)(VKC_TYPE x) {
 }
 
 VKC_TYPE VKC_PASTE(vkc_workgroup_scan_inclusive_, VKC_OP)(VKC_TYPE x) {
-    VKC_TYPE exclusive, total;
-    x = VKC_OP_PREPARE(x);
-    VKC_PASTE(vkc_workgroup_scan_core_, VKC_OP)(x, exclusive, total);
-    return gl_LocalInvocationIndex == 0u ? x : VKC_OP_COMBINE(exclusive, x);
+    VKC_TYPE exclusive, inclusive, total;
+    VKC_PASTE(vkc_workgroup_scan_parts_, VKC_OP)(VKC_OP_PREPARE(x), exclusive, inclusive, total);
+    return inclusive;
 }
 
 VKC_TYPE VKC_PASTE(vkc_workgroup_scan_exclusive_, VKC_OP)(VKC_TYPE x) {
