@@ -105,8 +105,6 @@ void subgroup_sync() {
 #endif
 }
 
-const uint MAX_BATCH = 8u; // tiles loaded together (main)
-
 // Per invocation, set once by main().
 uint lanes, lane, segment; // subgroup lanes, this lane, and the first tile item of this subgroup's part
 bool paired, vectorised;
@@ -287,27 +285,25 @@ void main() {
     // took 12 and 16 items from 0.95 and 0.97 of a copy to 0.99 and 1.00, but 6 and 9 items (rounds
     // with idle lanes) fell from 1.00 and 0.98 to 0.93 and 0.81 (results/README.md).
     vectorised = ITEM_VEC_WIDTH > 1 && staged_per_subgroup && items_per_invocation % ITEM_VEC_WIDTH == 0u;
-    // Unstaged tiles (1 and 2 items an invocation) are loaded several at a time, every tile's loads in
+    // Unstaged tiles (1 and 2 items an invocation) are loaded two at a time, both tiles' loads in
     // flight before the first tile's scan: one tile of one item an invocation keeps too few bytes in
-    // flight to fill the memory system. On the H100 at 2^28 with 8 tiles a work-group, one item ran
-    // at 0.705 of a copy one tile at a time, 0.83 two, 0.88 four and 0.925 eight at a time; two items
-    // (4 tiles a work-group) at 0.911 one at a time, 0.991 two and 0.975 four (results/README.md).
-    const uint batch = staged ? 1u : items_per_invocation == 1u ? MAX_BATCH : 2u;
+    // flight to fill the memory system. On the H100 at 2^28 (results/README.md) one item with 8
+    // tiles a work-group went from 0.68 of a copy to 0.83, two items with 4 tiles from 0.91 to 0.99.
+    // Eight tiles of one item at a time reached 0.92, but that loop cost one tile a work-group
+    // 0.56 -> 0.48 and, beside the staged paths' code, those paths up to 3 %.
+    const uint batch = staged ? 1u : 2u;
     for (uint k = 0u; k < params.tiles_per_group; k += batch) {
         uint tile = group * params.tiles_per_group + k;
         const bool vector_tile = vectorised && (tile + 1u) * tile_items <= params.count; // uniform
-        ITEM_TYPE held[MAX_BATCH][VKC_ITEMS];
-        load_items(tile, vector_tile, held[0]);
-        [[unroll]] for (uint b = 1u; b < MAX_BATCH; ++b) {
-            if (b < batch && k + b < params.tiles_per_group) { // uniform
-                load_items(tile + b, false, held[b]);
-            }
+        bool second = batch == 2u && k + 1u < params.tiles_per_group; // uniform
+        ITEM_TYPE items[VKC_ITEMS], next_items[VKC_ITEMS];
+        load_items(tile, vector_tile, items);
+        if (second) {
+            load_items(tile + 1u, false, next_items);
         }
-        scan_and_store(tile, vector_tile, held[0], running, seed);
-        [[unroll]] for (uint b = 1u; b < MAX_BATCH; ++b) {
-            if (b < batch && k + b < params.tiles_per_group) {
-                scan_and_store(tile + b, false, held[b], running, seed);
-            }
+        scan_and_store(tile, vector_tile, items, running, seed);
+        if (second) {
+            scan_and_store(tile + 1u, false, next_items, running, seed);
         }
     }
 }
