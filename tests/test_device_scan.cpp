@@ -245,6 +245,19 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
             test::expect_pass(c);
         }
     }
+    // Tiles of 32 32-bit items an invocation (GPUs' large scans) read the look-back's first round early.
+    for (Type t : {Type::u32, Type::f32}) {
+        for (bool in_place : {false, true}) {
+            verify::DeviceCase c = make(t, t == Type::f32 ? Op::max : Op::add, 0, false, seed % 2 == 0);
+            c.options.workgroup_size = 64;
+            c.options.items_per_invocation = 32;
+            c.count = 9 * test::context().scan_tile(t, c.options).items() + seed % 13;
+            c.options.force_fallback = true;
+            c.in_place = in_place;
+            c.seed = seed++;
+            test::expect_pass(c);
+        }
+    }
     // Polling disabled: a tile whose predecessor has not posted computes it at once.
     verify::DeviceCase c = make(Type::u64, Op::add, 200 * tile_of(Type::u64) + 3);
     c.options.spin_limit = 1;

@@ -411,11 +411,42 @@ void count_look_back(uint rounds, uint walked, uint fallbacks) {
     }
 }
 
+// What a look-back reads for the entry `mine` chunks from the start: a chunk's status, or before chunk
+// 0 the carry in as an inclusive prefix, and past that nothing (STATUS_UNREAD).
+void read_entry(uint chunk, int mine, out uint flag, out ITEM_TYPE value) {
+    flag = STATUS_UNREAD;
+    value = ITEM_IDENTITY;
+    if (mine >= 0) {
+        read_status(uint(mine), 0u, flag, value);
+        flag = has_flag(FLAG_FORCE_FALLBACK) && mine == int(chunk) - 1 ? STATUS_NONE : flag;
+    } else if (mine == -1) {
+        flag = STATUS_PREFIX;
+        value = carry_in();
+    }
+}
+
+uint look_back_window() { return clamp(params.spin_limit >> 16u, 1u, VKC_WORKGROUP_SIZE); }
+uint look_back_distance() { return VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex; }
+
+// The look-back's first round of reads, issued early by a tile that has other work to do while they
+// are in flight; look_back(chunk, true) takes them in its first round.
+uint first_round_flag;
+ITEM_TYPE first_round_value;
+void read_first_round(uint chunk) {
+    first_round_flag = STATUS_UNREAD;
+    first_round_value = ITEM_IDENTITY;
+    uint distance = look_back_distance();
+    if (chunk > 0u && distance < look_back_window()) {
+        read_entry(chunk, int(chunk) - 1 - int(distance), first_round_flag, first_round_value);
+    }
+}
+
 // The exclusive prefix of `chunk` (> 0), in every invocation: op over every earlier chunk, and the carry in.
-ITEM_TYPE look_back(uint chunk) {
-    const uint window = clamp(params.spin_limit >> 16u, 1u, VKC_WORKGROUP_SIZE);
+// `first_round_read`: read_first_round(chunk) has read the first round.
+ITEM_TYPE look_back(uint chunk, bool first_round_read) {
+    const uint window = look_back_window();
     const uint spin_limit = params.spin_limit & 0xffffu;
-    const uint distance = VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex;
+    const uint distance = look_back_distance();
     bool forced = has_flag(FLAG_FORCE_FALLBACK);
     bool have = false;
     ITEM_TYPE acc = ITEM_IDENTITY; // op over chunks (nearest, chunk)
@@ -433,12 +464,11 @@ ITEM_TYPE look_back(uint chunk) {
         uint flag = STATUS_UNREAD;
         ITEM_TYPE value = ITEM_IDENTITY;
         if (distance < reach) {
-            if (mine >= 0) {
-                read_status(uint(mine), 0u, flag, value);
-                flag = forced && mine == int(chunk) - 1 ? STATUS_NONE : flag;
-            } else if (mine == -1) {
-                flag = STATUS_PREFIX; // before chunk 0: the carry in, as an inclusive prefix
-                value = carry_in();
+            if (round == 0u && first_round_read) {
+                flag = first_round_flag;
+                value = first_round_value;
+            } else {
+                read_entry(chunk, mine, flag, value);
             }
             window_flags[half_at + distance] = flag;
             if (flag != STATUS_AGGREGATE) {
@@ -517,16 +547,25 @@ ITEM_TYPE look_back(uint chunk) {
     return all;
 }
 
-// Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
-// every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
-// The last chunk posts nothing: no successor reads it (and a lone chunk leaves the state untouched).
-ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, out bool seeded) {
+// The chunk's aggregate, for its successors' look-backs. Chunk 0 posts its inclusive prefix at once,
+// and the last chunk posts nothing: no successor reads it (and a lone chunk leaves the state untouched).
+void post_aggregate(uint chunk, ITEM_TYPE aggregate) {
     bool last = chunk == params.chunks - 1u;
-    seeded = chunk > 0u || carry_in_present();
     if (chunk > 0u && !last && gl_LocalInvocationIndex == 0u) {
         post(chunk, STATUS_AGGREGATE, aggregate);
     }
-    ITEM_TYPE exclusive = chunk > 0u ? look_back(chunk) : carry_in();
+}
+
+// Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
+// every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
+// `early`: the aggregate is posted and the look-back's first round read already (read_first_round).
+ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, bool early, out bool seeded) {
+    bool last = chunk == params.chunks - 1u;
+    seeded = chunk > 0u || carry_in_present();
+    if (!early) {
+        post_aggregate(chunk, aggregate);
+    }
+    ITEM_TYPE exclusive = chunk > 0u ? look_back(chunk, early) : carry_in();
     if (gl_LocalInvocationIndex == 0u) {
         ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
         if (last) {
@@ -588,6 +627,13 @@ ITEM_TYPE join_lanes_before(uint r, uint lane, ITEM_TYPE rounds_before, ITEM_TYP
 // alone, the driver gave f32 without it 32 registers and spills (0.35), with it 56 and none (0.76).
 #define EARLY_AGGREGATE (ITEM_BYTES == 4)
 
+// With EARLY_AGGREGATE: each round's earlier rounds (before_lane) joined with this round's earlier lanes.
+void join_rounds(uint lane, ITEM_VEC v[VKC_ITEMS / ITEM_VEC_WIDTH], inout ITEM_TYPE before_lane[VKC_ITEMS / ITEM_VEC_WIDTH]) {
+    [[unroll]] for (uint r = 0u; r < items_per_invocation / ITEM_VEC_WIDTH; ++r) {
+        before_lane[r] = join_lanes_before(r, lane, before_lane[r], VEC_AT(v[r], ITEM_VEC_WIDTH - 1u));
+    }
+}
+
 void scan_tile_raked(uint tile) {
     const uint lane = gl_SubgroupInvocationID, lanes = gl_SubgroupSize, subgroup = gl_SubgroupID;
     const uint rounds = items_per_invocation / ITEM_VEC_WIDTH;
@@ -636,17 +682,25 @@ void scan_tile_raked(uint tile) {
         before_subgroup = s == subgroup ? aggregate : before_subgroup;
         aggregate = ITEM_COMBINE(aggregate, subgroup_totals[s]);
     }
+    // Tiles of 8 rounds or more also issue the look-back's first reads before the lanes' scans, which
+    // then run while those reads are in flight. On the H100 that took 128 x 32 tiles (2^26 and more
+    // 32-bit items) from 0.793 to 0.800 of a copy for u32 at 2^28 and from 0.757 to 0.787 for f32; at
+    // 4 rounds (256 x 16, below 2^26) it cost 5 %, and u32 7 more registers (results/README.md).
+    const bool early_reads = EARLY_AGGREGATE && rounds >= 8u;
+    if (early_reads) {
+        post_aggregate(tile, aggregate);
+        read_first_round(tile);
+        join_rounds(lane, v, before_lane);
+    }
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, seeded);
+    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, early_reads, seeded);
     if (subgroup > 0u) {
         prefix = seeded ? ITEM_COMBINE(prefix, before_subgroup) : before_subgroup;
         seeded = true;
     }
-#if EARLY_AGGREGATE
-    [[unroll]] for (uint r = 0u; r < rounds; ++r) {
-        before_lane[r] = join_lanes_before(r, lane, before_lane[r], VEC_AT(v[r], ITEM_VEC_WIDTH - 1u));
+    if (EARLY_AGGREGATE && !early_reads) {
+        join_rounds(lane, v, before_lane);
     }
-#endif
     bool inclusive = !has_flag(FLAG_EXCLUSIVE);
     [[unroll]] for (uint r = 0u; r < rounds; ++r) {
         bool lane_seeded = seeded || r > 0u || lane > 0u;
@@ -681,7 +735,7 @@ void scan_tile_blocked(uint tile) {
     VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE), VKC_PREFIX_NONE, ITEM_IDENTITY,
                                              aggregate, unused);
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, seeded);
+    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, false, seeded);
     if (seeded) {
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = ITEM_COMBINE(prefix, items[i]);
@@ -711,7 +765,7 @@ void scan_chunk_tiles(uint chunk, ITEM_TYPE running, bool seeded) {
 // read again and scanned. The second read comes soon after the first, mostly from L2.
 void scan_chunk_twice(uint chunk) {
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(chunk, reduce_chunk(chunk), seeded);
+    ITEM_TYPE prefix = chunk_prefix(chunk, reduce_chunk(chunk), false, seeded);
     scan_chunk_tiles(chunk, prefix, seeded);
 }
 
