@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -581,17 +582,30 @@ void Context::Impl::report_statistics(VkPipeline p, const std::string& what) {
     }
 }
 
-// Timestamps around what is recorded between the two, when timing is on.
-void Context::Impl::start_timed() {
-    if (!timing) return;
-    vk.vkCmdResetQueryPool(cmd, timestamps, 0, 2);
-    vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
+// Records the timed work: once, or with timing on `timing_repeats` times back to back, each between
+// its own pair of timestamps. A timestamp at the bottom of the pipe is written once every command
+// before it has finished, as a CUDA event is: so each pair holds one repetition's GPU time and none
+// of the host's, as the CUB peers time their launches on a stream kept busy.
+void Context::Impl::timed(const std::function<void()>& record) {
+    if (!timing) return record();
+    vk.vkCmdResetQueryPool(cmd, timestamps, 0, 2 * timing_repeats);
+    for (uint32_t r = 0; r < timing_repeats; ++r) {
+        if (r > 0) { // the repetition before has finished with the buffers this one uses
+            VkMemoryBarrier between{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+            between.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            between.dstAccessMask = between.srcAccessMask;
+            VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+            vk.vkCmdPipelineBarrier(cmd, stages, stages, 0, 1, &between, 0, nullptr, 0, nullptr);
+        }
+        vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 2 * r);
+        record();
+        vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 2 * r + 1);
+    }
 }
 
 // Ends the command buffer's compute work: shader writes made visible to copies and the host, submit,
-// wait, and the GPU time since start_timed().
+// wait, and the median GPU time of the timed repetitions.
 void Context::Impl::finish_timed() {
-    if (timing) vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 1);
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
@@ -600,11 +614,16 @@ void Context::Impl::finish_timed() {
                             nullptr);
     submit_and_wait();
     if (timing) {
-        uint64_t ticks[2] = {0, 0};
-        check(vk.vkGetQueryPoolResults(device, timestamps, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
-                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+        std::vector<uint64_t> ticks(2 * timing_repeats);
+        check(vk.vkGetQueryPoolResults(device, timestamps, 0, 2 * timing_repeats, ticks.size() * sizeof(uint64_t),
+                                       ticks.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
               "vkGetQueryPoolResults");
-        last_gpu_ms = double(ticks[1] - ticks[0]) * timestamp_period_ns * 1e-6;
+        std::vector<double> ms(timing_repeats);
+        for (uint32_t r = 0; r < timing_repeats; ++r) {
+            ms[r] = double(ticks[2 * r + 1] - ticks[2 * r]) * timestamp_period_ns * 1e-6;
+        }
+        std::sort(ms.begin(), ms.end());
+        last_gpu_ms = ms[ms.size() / 2];
     }
 }
 
@@ -871,8 +890,16 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     // 8-byte vector (two 32-bit items: the kernel loads and stores them as one, already coalesced).
     bool paired = r.items_per_invocation == 2 && size_of(m.type) == 4;
     bool staged = r.items_per_invocation > 1 && !paired && tile * size_of(m.type) <= block_stage_bytes;
+    // For kernel experiments: VKC_BLOCK_STAGED=0 loads tiles straight into registers.
+    if (const char* v = std::getenv("VKC_BLOCK_STAGED")) staged = staged && std::atoi(v) != 0;
+    // Unstaged tiles are loaded several at a time (the kernel's batch, compiled in beside the flags):
+    // one item an invocation up to 8 tiles, two items 2. A batch deeper than the tiles a work-group
+    // scans would only hold registers (on the H100 it cost one tile a group 0.56 -> 0.48 of a copy).
+    uint32_t batch = staged ? 1u : std::min(r.tiles_per_group, r.items_per_invocation == 1 ? 8u : 2u);
+    // VKC_BLOCK_BATCH=N (1 to 8) overrides it, for kernel experiments.
+    if (const char* v = std::getenv("VKC_BLOCK_BATCH"); v && !staged) batch = std::clamp(std::atoi(v), 1, 8);
     dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
-              grid_x, grid_y, params.flags});
+              grid_x, grid_y, params.flags | batch << block_batch_shift});
 }
 
 bool Context::subgroups_packed(const WorkgroupShape& s) {
@@ -940,18 +967,21 @@ void Context::dispatch(const Dispatch& d) {
                                nullptr);
     vk.vkCmdPushConstants(impl_->cmd, impl_->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           module_push_constant_bytes, d.push_constants);
-    impl_->start_timed();
-    vk.vkCmdDispatch(impl_->cmd, d.grid_x, d.grid_y, 1);
+    impl_->timed([&] { vk.vkCmdDispatch(impl_->cmd, d.grid_x, d.grid_y, 1); });
     impl_->finish_timed();
 }
 
-void Context::set_timing(bool on) {
-    if (on && !impl_->timestamps) {
+void Context::set_timing(bool on, uint32_t repeats) {
+    if (repeats < 1 || repeats > 1024) throw Error("set_timing: repeats " + std::to_string(repeats) + " is outside 1 to 1024");
+    if (on && (!impl_->timestamps || impl_->timing_repeats != repeats)) {
         if (impl_->timestamp_period_ns == 0) throw UnsupportedError(impl_->info.name + " has no compute timestamps");
+        if (impl_->timestamps) impl_->vk.vkDestroyQueryPool(impl_->device, impl_->timestamps, nullptr);
+        impl_->timestamps = VK_NULL_HANDLE;
         VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         q.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        q.queryCount = 2;
+        q.queryCount = 2 * repeats;
         check(impl_->vk.vkCreateQueryPool(impl_->device, &q, nullptr, &impl_->timestamps), "vkCreateQueryPool");
+        impl_->timing_repeats = repeats;
     }
     impl_->timing = on;
 }

@@ -2,6 +2,7 @@
 // device_scan.cpp: device-wide scan and reduce). Not installed.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -49,8 +50,9 @@ struct Context::Impl {
     // (module, shape x y z, packed, items, staged, kernel constant): Impl::pipeline's arguments
     using PipelineKey = std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool, uint32_t>;
     std::map<PipelineKey, VkPipeline> pipelines;
-    VkQueryPool timestamps = VK_NULL_HANDLE; // two queries around each dispatch while timing is on
+    VkQueryPool timestamps = VK_NULL_HANDLE; // two queries around each repetition while timing is on
     bool timing = false;
+    uint32_t timing_repeats = 1;
     double last_gpu_ms = 0;
     double timestamp_period_ns = 0; // 0: the queue has no timestamps
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
@@ -63,7 +65,7 @@ struct Context::Impl {
     Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
     void begin();
     void submit_and_wait();
-    void start_timed();
+    void timed(const std::function<void()>& record);
     void finish_timed();
     void report_statistics(VkPipeline p, const std::string& what);
     // kernel_constant: specialization constant 8, whose use is the kernel's (module_spec_device_scan_path,

@@ -439,8 +439,7 @@ void Context::run_plan(const ScanPlan& plan) {
     vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
                             nullptr, 0, nullptr);
-    impl_->start_timed();
-    plan.record(impl_->cmd);
+    impl_->timed([&] { plan.record(impl_->cmd); });
     impl_->finish_timed();
 }
 

@@ -8,10 +8,11 @@ using Prefix = verify::Case::Prefix;
 
 namespace {
 void block_case(Collective c, Type t, Op op, WorkgroupShape shape, uint32_t items, Prefix prefix, Path algorithm,
-                uint64_t seed) {
+                uint64_t seed, uint32_t tiles_per_group = 3) {
     verify::Case k{c, t, op, shape};
     k.groups = 4;
     k.items_per_invocation = items;
+    k.tiles_per_group = tiles_per_group;
     k.prefix = prefix;
     k.algorithm = algorithm;
     k.seed = seed;
@@ -69,6 +70,27 @@ TEST_CASE("block scan: every type and op, collectives, prefixes and algorithms i
             ++k;
         }
     }
+}
+
+// Unstaged tiles (one or two items an invocation) are loaded in batches sized from the tiles a group
+// scans (one item: up to 8): whole batches, a last batch cut short (11, 19), and the partial and
+// empty tiles of the short last group inside a batch.
+TEST_CASE("block scan: tiles loaded in batches") {
+    uint64_t seed = 1200;
+    const Prefix prefixes[4] = {Prefix::running, Prefix::callback, Prefix::seeded, Prefix::none};
+    int k = 0;
+    for (uint32_t tiles : {1u, 2u, 5u, 8u, 11u, 19u}) {
+        for (uint32_t items : {1u, 2u}) {
+            block_case(Collective::block_scan_inclusive, Type::u32, Op::add, {96}, items, prefixes[k % 4],
+                       Path::subgroup, seed++, tiles);
+            block_case(Collective::block_scan_exclusive, Type::f32, Op::max, {32, 2, 1}, items, prefixes[(k + 1) % 4],
+                       Path::subgroup, seed++, tiles);
+            ++k;
+        }
+    }
+    block_case(Collective::block_reduce, Type::i64, Op::add, {65}, 1, Prefix::none, Path::subgroup, seed++, 11);
+    block_case(Collective::block_scan_inclusive, Type::u16, Op::add, {128}, 1, Prefix::running, Path::shared_memory,
+               seed++, 11);
 }
 
 // Whole 16-byte vectors an invocation (8 bytes for 16-bit items, 4 for 8-bit): full tiles load and

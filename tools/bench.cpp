@@ -28,6 +28,7 @@ struct Options {
     std::vector<uint32_t> items = {1, 2, 3, 4, 6, 8, 9, 12, 16};
     std::vector<uint32_t> tiles_per_group = {1, 8};
     int runs = 30;
+    uint32_t repeats = 5; // back-to-back repetitions a timed run (Context::set_timing)
     std::string cub_csv;
     std::string csv;
 };
@@ -94,12 +95,13 @@ std::string today() { // for the results' headers
 
 int bench_block(const Options& o) {
     Context ctx(timed_context(o.device));
-    ctx.set_timing(true);
+    ctx.set_timing(true, o.repeats);
     const DeviceInfo& d = ctx.device();
     uint64_t n = uint64_t(1) << o.log2n;
     const std::string date = today();
-    std::printf("# vkc bench block: %s (%s), %s, u32 inclusive add, 2^%d items, work-group %u, median of %d\n",
-                d.name.c_str(), d.driver.c_str(), date.c_str(), o.log2n, o.size, o.runs);
+    std::printf("# vkc bench block: %s (%s), %s, u32 inclusive add, 2^%d items, work-group %u, median of %d runs"
+                " (each the median of %u back-to-back repetitions)\n",
+                d.name.c_str(), d.driver.c_str(), date.c_str(), o.log2n, o.size, o.runs, o.repeats);
 
     std::printf("# subgroups packed in order at work-group %u: %s\n", o.size,
                 ctx.subgroups_packed({o.size}) ? "yes" : "no (the raking scan runs)");
@@ -175,6 +177,7 @@ struct ScanBenchOptions {
     std::vector<std::string> types = {"u32", "u64", "f32", "f64"};
     int min_log2 = 10, max_log2 = 30, step = 2;
     int runs = 20;
+    uint32_t repeats = 5; // back-to-back repetitions a timed run (Context::set_timing)
     uint32_t size = 0, items = 0; // tile override (0: the device's)
     int staged = -1;
     uint32_t chunks = 0, spin = 0, chunk_tiles = 0;
@@ -402,11 +405,12 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
 
 int bench_scan(const ScanBenchOptions& o) {
     Context ctx(timed_context(o.device));
-    ctx.set_timing(true);
+    ctx.set_timing(true, o.repeats);
     const DeviceInfo& d = ctx.device();
     const std::string date = today();
-    std::printf("# vkc bench scan: %s (%s), %s, add, 2^%d to 2^%d items, median of %d runs\n", d.name.c_str(),
-                d.driver.c_str(), date.c_str(), o.min_log2, o.max_log2, o.runs);
+    std::printf("# vkc bench scan: %s (%s), %s, add, 2^%d to 2^%d items, median of %d runs (each the median of %u"
+                " back-to-back repetitions)\n",
+                d.name.c_str(), d.driver.c_str(), date.c_str(), o.min_log2, o.max_log2, o.runs, o.repeats);
     std::printf("# GB/s count bytes read + written (scans: 2 x items x size; reduce and read: items x size);\n"
                 "# copy and read are compute-shader uvec4 passes over the same bytes, measured in the same run\n");
     std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
@@ -436,10 +440,11 @@ const char* bench_usage =
     "  bench block [options]       each work-group scans its own tiles of a u32 buffer (CUB BlockScan's\n"
     "                              job); GB/s, ratio to a compute-shader copy, and to CUB when given\n"
     "    --device X --log2n 28 --size 128 --items 1,2,3,4,6,8,9,12,16 --tiles-per-group 1,8 --runs 30\n"
+    "    --repeats 5 (back-to-back repetitions in each timed run, their median its time)\n"
     "    --cub FILE (output of bench/cuda/cub_block_scan)  --csv FILE\n"
     "  bench scan [options]        device-wide inclusive/exclusive/reproducible scan and reduce (add) by size;\n"
     "                              GB/s, ratios to a copy and a read of the same bytes, and to CUB when given\n"
-    "    --device X --types u32,u64,f32,f64 --min-log2 10 --max-log2 30 --step 2 --runs 20\n"
+    "    --device X --types u32,u64,f32,f64 --min-log2 10 --max-log2 30 --step 2 --runs 20 --repeats 5\n"
     "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n    --chunk-tiles N (tiles a look-back work-group takes)  --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
 
 int bench(int argc, char** argv) {
@@ -460,6 +465,7 @@ int bench(int argc, char** argv) {
             else if (a == "--max-log2") o.max_log2 = std::stoi(value());
             else if (a == "--step") o.step = std::stoi(value());
             else if (a == "--runs") o.runs = std::stoi(value());
+            else if (a == "--repeats") o.repeats = uint32_t(std::stoul(value()));
             else if (a == "--size") o.size = uint32_t(std::stoul(value()));
             else if (a == "--items") o.items = uint32_t(std::stoul(value()));
             else if (a == "--staged") o.staged = std::stoi(value());
@@ -493,6 +499,7 @@ int bench(int argc, char** argv) {
         else if (a == "--items") o.items = parse_list(value());
         else if (a == "--tiles-per-group") o.tiles_per_group = parse_list(value());
         else if (a == "--runs") o.runs = std::stoi(value());
+        else if (a == "--repeats") o.repeats = uint32_t(std::stoul(value()));
         else if (a == "--cub") o.cub_csv = value();
         else if (a == "--csv") o.csv = value();
         else throw Error("unknown option " + a);

@@ -161,8 +161,12 @@ public:
     void run(const BlockRequest& request, const Buffer& input, Buffer& output, Buffer* record = nullptr);
 
     // GPU time of each run's dispatch, from timestamp queries (for benchmarks). Off by default.
-    void set_timing(bool on);
-    double last_gpu_ms() const; // the last run's dispatch, in milliseconds
+    // repeats > 1: each run records its work that many times back to back in one submission, each
+    // between its own timestamps, and last_gpu_ms() is their median: no idle GPU before the timed
+    // work, as on a busy stream. The work then runs that many times (an in-place scan over its own
+    // output). 1 to 1024.
+    void set_timing(bool on, uint32_t repeats = 1);
+    double last_gpu_ms() const; // the last run's dispatch, in milliseconds (median of the repeats)
 
     // ---- Device-wide scan and reduce (see include/vkc/device_scan.hpp) ----
     // Every type and op of the work-group collectives; count may be 0 (scan: nothing happens;

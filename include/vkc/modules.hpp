@@ -62,9 +62,11 @@ constexpr uint32_t module_spec_stage_items = 7;           // block modules: item
 // Constant 8 is each kernel's own. device_scan: the path a pipeline compiles (0 the look-back scan of
 // a tile in registers, 1 of chunks read twice, 2 reduce and the reproducible scan's passes; the
 // default, 0xffffffff, every path, by DeviceScanParams::mode; see device_scan.comp). Block modules:
-// BlockParams::flags compiled in (the default, 0xffffffff, reads them from the push constants).
+// BlockParams::flags compiled in, and in bits 8-11 how many unstaged tiles an invocation loads
+// together, 1 to 8 (the default, 0xffffffff, reads the flags from the push constants, batch 2).
 constexpr uint32_t module_spec_device_scan_path = 8;
 constexpr uint32_t module_spec_block_flags = 8;
+constexpr uint32_t block_batch_shift = 8;
 // Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores
 // (plus one padding item per 32).
 constexpr uint32_t block_stage_bytes = 16384;

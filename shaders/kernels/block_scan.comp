@@ -10,7 +10,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // Specialization constants: 0-2 work-group size, 3 subgroups packed, 4 items per invocation (1..16),
 // 5 staged: move tiles between memory and registers through shared memory, so that global loads and
 // stores are coalesced (CUB's BLOCK_LOAD_TRANSPOSE); only where a tile fits in STAGE_ITEMS; 6, 7
-// shared-memory sizes; 8 the flags (below).
+// shared-memory sizes; 8 the flags and the batch of unstaged tiles (below).
 
 layout(constant_id = 3) const bool subgroups_packed = true;
 layout(constant_id = 4) const uint items_per_invocation = 1u;
@@ -68,12 +68,17 @@ const uint FLAG_SEEDED = 1u;   // scans start from the seed
 const uint FLAG_RUNNING = 2u;  // the seed is a running prefix carried across tiles
 const uint FLAG_RECORD = 4u;   // write aggregates and running prefixes to `record`
 const uint FLAG_CALLBACK = 8u; // with FLAG_RUNNING: carry it through the prefix callback instead
-// Specialization constant 8: the flags, compiled in. Context::run sets it, so that a pipeline holds
-// only the mode it runs: on the H100 the other modes' code cost up to 4 registers and 1 % of the speed
-// (results/README.md). The default reads them from the push constants.
+// Specialization constant 8: the flags, compiled in, and in bits 8-11 how many unstaged tiles are
+// loaded together (below). Context::run sets it, so that a pipeline holds only the mode and the batch
+// it runs: on the H100 the other modes' code cost up to 4 registers and 1 % of the speed, and an
+// 8-tile batch compiled into a pipeline that runs one tile a work-group cost it 0.56 -> 0.48 of a
+// copy (results/README.md). The default reads the flags from the push constants and batches two.
 const uint FLAGS_FROM_PUSH_CONSTANTS = 0xffffffffu;
 layout(constant_id = 8) const uint compiled_flags = FLAGS_FROM_PUSH_CONSTANTS;
 uint flags() { return compiled_flags == FLAGS_FROM_PUSH_CONSTANTS ? params.flags : compiled_flags; }
+const uint BATCH_SHIFT = 8u;
+const uint MAX_BATCH = 8u;
+const uint compiled_batch = compiled_flags == FLAGS_FROM_PUSH_CONSTANTS ? 2u : (compiled_flags >> BATCH_SHIFT) & 15u;
 
 #include "item_bits.glsl"
 
@@ -285,17 +290,39 @@ void main() {
     // took 12 and 16 items from 0.95 and 0.97 of a copy to 0.99 and 1.00, but 6 and 9 items (rounds
     // with idle lanes) fell from 1.00 and 0.98 to 0.93 and 0.81 (results/README.md).
     vectorised = ITEM_VEC_WIDTH > 1 && staged_per_subgroup && items_per_invocation % ITEM_VEC_WIDTH == 0u;
-    // Unstaged tiles (1 and 2 items an invocation) are loaded two at a time, both tiles' loads in
-    // flight before the first tile's scan: one tile of one item an invocation keeps too few bytes in
-    // flight to fill the memory system. On the H100 at 2^28 (results/README.md) one item with 8
-    // tiles a work-group went from 0.68 of a copy to 0.83, two items with 4 tiles from 0.91 to 0.99.
-    // Eight tiles of one item at a time reached 0.92, but that loop cost one tile a work-group
-    // 0.56 -> 0.48 and, beside the staged paths' code, those paths up to 3 %.
-    const uint batch = staged ? 1u : 2u;
-    for (uint k = 0u; k < params.tiles_per_group; k += batch) {
+    // Unstaged tiles (1 and 2 items an invocation) are loaded several at a time, every tile's loads in
+    // flight before the first tile's scan: one tile of one or two items an invocation keeps too few
+    // bytes in flight to fill the memory system. The host picks the batch from the tiles a work-group
+    // scans (one item: up to 8; two items: up to 2). On the H100 at 2^28 (results/README.md) one item
+    // with 8 tiles a work-group went from 0.68 of a copy (one tile at a time) to 0.83 (two) and 0.92
+    // (eight); two items with 4 tiles from 0.91 to 0.99 (two).
+    const uint batch = staged ? 1u : clamp(compiled_batch, 1u, MAX_BATCH);
+    if (batch > 2u && items_per_invocation == 1u) {
+        // One item an invocation: a batch of single items, not of 16-item arrays (a [8][16] array cost
+        // the staged pipelines 3 % on the H100 even where its code was specialised away).
+        for (uint k = 0u; k < params.tiles_per_group; k += batch) {
+            uint first_tile = group * params.tiles_per_group + k;
+            ITEM_TYPE held[MAX_BATCH];
+            [[unroll]] for (uint b = 0u; b < MAX_BATCH; ++b) {
+                uint at = (first_tile + b) * size + gl_LocalInvocationIndex;
+                if (b < batch && k + b < params.tiles_per_group) { // uniform
+                    held[b] = at < params.count ? items_in[at] : ITEM_IDENTITY;
+                }
+            }
+            [[unroll]] for (uint b = 0u; b < MAX_BATCH; ++b) {
+                if (b < batch && k + b < params.tiles_per_group) {
+                    ITEM_TYPE items[VKC_ITEMS];
+                    items[0] = held[b];
+                    scan_and_store(first_tile + b, false, items, running, seed);
+                }
+            }
+        }
+        return;
+    }
+    for (uint k = 0u; k < params.tiles_per_group; k += min(batch, 2u)) {
         uint tile = group * params.tiles_per_group + k;
         const bool vector_tile = vectorised && (tile + 1u) * tile_items <= params.count; // uniform
-        bool second = batch == 2u && k + 1u < params.tiles_per_group; // uniform
+        bool second = batch >= 2u && k + 1u < params.tiles_per_group; // uniform
         ITEM_TYPE items[VKC_ITEMS], next_items[VKC_ITEMS];
         load_items(tile, vector_tile, items);
         if (second) {

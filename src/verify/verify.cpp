@@ -529,7 +529,9 @@ void block_case(Runner& r, const Case& c, Rng& rng) {
                                                                              : Collective::scan_exclusive;
     T prefix = prepare(c.op, seed);
     std::vector<T> seq;
-    for (uint64_t t = 0; t < tiles; ++t) {
+    // Tiles of the work-groups that ran: with one tile a group, the empty last tile has no group.
+    const uint64_t groups_run = ((count + tile - 1) / tile + c.tiles_per_group - 1) / c.tiles_per_group;
+    for (uint64_t t = 0; t < std::min(tiles, groups_run * c.tiles_per_group); ++t) {
         uint64_t first = t * tile;
         uint64_t n = first < count ? std::min(tile, count - first) : 0;
         const T* items = in.data() + first;
