@@ -398,3 +398,39 @@ TEST_CASE("device scan: bad requests get errors that name the problem") {
     m = message([&] { ctx.scan(a, b, Type::u32, Op::add, 4096); });
     CHECK_MESSAGE(m.find("input range holds 4096 bytes; 16384 are needed") != std::string::npos, m);
 }
+
+// Context::set_timing(on, repeats): the timed work is recorded `repeats` times back to back, each
+// between its own timestamps. An out-of-place scan's output is the same, and the time is positive.
+TEST_CASE("device scan: timed runs repeated back to back") {
+    auto& ctx = test::context();
+    CHECK_THROWS_WITH_AS(ctx.set_timing(true, 0), doctest::Contains("repeats"), Error);
+    const uint64_t n = 3 * tile_of(Type::u32) + 5;
+    std::vector<uint32_t> in(n);
+    std::mt19937 rng(7);
+    for (uint32_t& x : in) x = rng() & 0xffffu;
+    Buffer input = ctx.create_buffer(n * 4), output = ctx.create_buffer(n * 4);
+    ctx.upload(input, in.data(), n * 4);
+    ctx.set_timing(true, 3);
+    ctx.scan(input, output, Type::u32, Op::add, n);
+    double scan_ms = ctx.last_gpu_ms();
+    BlockRequest block{Collective::block_scan_inclusive, Type::u32, Op::add, {64}, 1, 5, n};
+    Buffer block_output = ctx.create_buffer(n * 4);
+    ctx.run(block, input, block_output);
+    double block_ms = ctx.last_gpu_ms();
+    ctx.set_timing(false);
+    CHECK(scan_ms > 0);
+    CHECK(block_ms > 0);
+    std::vector<uint32_t> got(n), got_block(n);
+    ctx.download(output, got.data(), n * 4);
+    ctx.download(block_output, got_block.data(), n * 4);
+    uint32_t sum = 0, tile_sum = 0;
+    uint64_t bad = 0, bad_block = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        sum += in[i];
+        tile_sum = i % 64 == 0 ? in[i] : tile_sum + in[i];
+        bad += got[i] != sum;
+        bad_block += got_block[i] != tile_sum;
+    }
+    CHECK(bad == 0);
+    CHECK(bad_block == 0);
+}
