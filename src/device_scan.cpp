@@ -31,8 +31,10 @@ constexpr uint32_t status_block = 64;
 constexpr uint32_t default_spin_limit = 256;
 // Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
 constexpr uint32_t max_items_per_invocation = 32;
-// Look-back scans of this many 32-bit items or more take the 128 x 32 tile on GPUs (scan_tile).
+// Look-back scans of this many 32-bit items or more take a wide tile of 32 items an invocation on
+// GPUs (scan_tile): 224 invocations for integers, 160 for f32.
 constexpr uint64_t wide_tile_min_items = 1ull << 26;
+constexpr uint32_t wide_tile_integer_invocations = 224, wide_tile_float_invocations = 160;
 // Look-back scans of this many 64-bit numbers or more take chunks of this many tiles on GPUs (scan_tile).
 constexpr uint64_t chunked_min_items = 1ull << 20;
 constexpr uint32_t default_look_back_chunk_tiles = 4;
@@ -151,10 +153,13 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
     const DeviceInfo& dev = impl_->info;
     bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
     // GPUs: 256 invocations x 64 bytes of items (16 x 32-bit, 8 x 64-bit), except look-back scans of
-    // 2^26 32-bit items or more, which take 128 invocations x 32 items (the same 4096 items a tile).
-    // On the H100 (results/README.md) 128 x 32 ran the u32 scan at 0.733 of a copy against 0.710 at
-    // 2^28 and f32 at 0.714 against 0.650, but fell behind below 2^26 (0.567 against 0.632 at 2^24,
-    // with fewer invocations to fill the GPU) and in reduce and the reproducible passes.
+    // 2^26 32-bit items or more, which take 32 items an invocation. On the H100 (results/README.md)
+    // 128 x 32 ran the u32 scan at 0.733 of a copy against 0.710 for 256 x 16 at 2^28 and f32 at
+    // 0.714 against 0.650, but fell behind below 2^26 (0.567 against 0.632 at 2^24, with fewer
+    // invocations to fill the GPU) and in reduce and the reproducible passes. Wider work-groups keep
+    // more of the tile in flight per SM, where registers allow: u32 at 2^28 ran at 0.803 of a copy with
+    // 128, 0.806 with 160, 0.812 with 192 and 0.814 with 224 invocations; f32 at 0.790, 0.797, 0.743
+    // and 0.690 (its tile takes more registers: at 192 and up fewer work-groups fit an SM).
     // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
     // Look-back scans of 2^20 64-bit numbers or more (u64, i64, f64) take chunks of 4 staged tiles,
     // reduced, then read again to scan them: on the H100 at 2^28 u64 ran at 0.656 of a copy against
@@ -167,7 +172,8 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
                                                      : 1u;
     bool wide_tile = !cpu && size_of(type) == 4 && !o.reproducible && count >= wide_tile_min_items &&
                      !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
-    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : wide_tile ? 128u : 256u;
+    uint32_t wide_size = type == Type::f32 ? wide_tile_float_invocations : wide_tile_integer_invocations;
+    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : wide_tile ? wide_size : 256u;
     uint32_t lanes = std::max(1u, dev.max_subgroup_size);
     size = uint32_t(round_up(size, lanes));
     size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));

@@ -47,7 +47,7 @@ TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
 // `staged` reaches the reproducible passes and shared-memory modules, so half of these cases run the
 // reproducible scan; the look-back tiles of subgroup modules are raked with vector loads either way.
 TEST_CASE("device scan: tiles loaded directly and through shared memory, at several tile shapes") {
-    // The tile's shape may change with the count (GPUs scan 2^26 32-bit items or more in 128 x 32),
+    // The tile's shape may change with the count (GPUs scan 2^26 32-bit items or more in 224 x 32 or 160 x 32),
     // the items it holds may not: scratch sizes and host-array chunks are computed from them. A shape
     // the caller sets is kept.
     for (Type t : {Type::u32, Type::f32, Type::u64, Type::i8}) {
@@ -61,13 +61,14 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
     }
     uint64_t seed = 700;
     for (int staged : {0, 1}) {
-        for (uint32_t size : {32u, 64u, 128u}) {
+        for (uint32_t size : {32u, 96u, 160u}) {
             for (Type t : {Type::u32, Type::f64, Type::i8}) {
                 verify::DeviceCase c = make(t, t == Type::f64 ? Op::max : Op::add, 0, false, seed % 2 == 0);
                 c.options.staged = staged;
                 c.options.reproducible = (seed / 2) % 2 == 0;
                 c.options.workgroup_size = size;
-                // u32: 32 items, the most an invocation holds (GPUs scan 32-bit items 128 x 32).
+                // u32: 32 items, the most an invocation holds (GPUs scan 32-bit items 224 x 32 and 160 x 32):
+                // work-groups of whole subgroups but not of a power of two (96, 160) make tiles that are not.
                 c.options.items_per_invocation = t == Type::i8 ? 16 : t == Type::u32 ? 32 : 8;
                 c.count = 5 * test::context().scan_tile(t, c.options).items() + seed % 7;
                 c.in_place = seed % 3 == 0;

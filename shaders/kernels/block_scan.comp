@@ -137,9 +137,20 @@ void load_items(uint tile, bool vector_tile, out ITEM_TYPE items[VKC_ITEMS]) {
             items[i] = stage[padded(mine + i)];
         }
     } else if (staged_per_subgroup) {
+        // Every load issued before the first store to the stage; a full tile's without bounds checks.
+        ITEM_TYPE striped[VKC_ITEMS];
+        if (tile_base + size * items_per_invocation <= params.count) { // uniform
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+                striped[j] = items_in[tile_base + segment + j * lanes + lane]; // striped within the subgroup's part
+            }
+        } else {
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+                uint at = segment + j * lanes + lane;
+                striped[j] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+            }
+        }
         [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-            uint at = segment + j * lanes + lane; // striped within the subgroup's part
-            stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+            stage[padded(segment + j * lanes + lane)] = striped[j];
         }
         subgroup_sync();
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
@@ -195,10 +206,17 @@ void store_items(uint tile, bool vector_tile, ITEM_TYPE items[VKC_ITEMS]) {
             stage[padded(mine + i)] = items[i];
         }
         subgroup_sync();
-        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-            uint at = segment + j * lanes + lane;
-            if (tile_base + at < params.count) {
+        if (tile_base + size * items_per_invocation <= params.count) { // uniform
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+                uint at = segment + j * lanes + lane;
                 items_out[tile_base + at] = stage[padded(at)];
+            }
+        } else {
+            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+                uint at = segment + j * lanes + lane;
+                if (tile_base + at < params.count) {
+                    items_out[tile_base + at] = stage[padded(at)];
+                }
             }
         }
         subgroup_sync(); // the next tile's loads rewrite this part of the stage
