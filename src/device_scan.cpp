@@ -33,7 +33,7 @@ constexpr uint32_t default_spin_limit = 256;
 constexpr uint32_t max_items_per_invocation = 32;
 // Look-back scans of this many 32-bit items or more take a wide tile of 32 items an invocation on
 // GPUs (scan_tile): 224 invocations for integers, 160 for f32.
-constexpr uint64_t wide_tile_min_items = 1ull << 26;
+constexpr uint64_t wide_tile_min_items = 1ull << 22;
 constexpr uint32_t wide_tile_integer_invocations = 224, wide_tile_float_invocations = 160;
 // Look-back scans of this many 64-bit numbers or more take chunks of this many tiles on GPUs (scan_tile).
 constexpr uint64_t chunked_min_items = 1ull << 20;
@@ -153,13 +153,14 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
     const DeviceInfo& dev = impl_->info;
     bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
     // GPUs: 256 invocations x 64 bytes of items (16 x 32-bit, 8 x 64-bit), except look-back scans of
-    // 2^26 32-bit items or more, which take 32 items an invocation. On the H100 (results/README.md)
+    // 2^22 32-bit items or more, which take 32 items an invocation. On the H100 (results/README.md)
     // 128 x 32 ran the u32 scan at 0.733 of a copy against 0.710 for 256 x 16 at 2^28 and f32 at
-    // 0.714 against 0.650, but fell behind below 2^26 (0.567 against 0.632 at 2^24, with fewer
-    // invocations to fill the GPU) and in reduce and the reproducible passes. Wider work-groups keep
+    // 0.714 against 0.650 (but slower in reduce and the reproducible passes). Wider work-groups keep
     // more of the tile in flight per SM, where registers allow: u32 at 2^28 ran at 0.803 of a copy with
     // 128, 0.806 with 160, 0.812 with 192 and 0.814 with 224 invocations; f32 at 0.790, 0.797, 0.743
-    // and 0.690 (its tile takes more registers: at 192 and up fewer work-groups fit an SM).
+    // and 0.690 (its tile takes more registers: at 192 and up fewer work-groups fit an SM). u32 in
+    // 224 x 32 also ran faster than 256 x 16 at 2^22 (0.532 of a copy against 0.460) and 2^24 (0.745
+    // against 0.657), but not at 2^20 (0.370 against 0.416).
     // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
     // Look-back scans of 2^20 64-bit numbers or more (u64, i64, f64) take chunks of 4 staged tiles,
     // reduced, then read again to scan them: on the H100 at 2^28 u64 ran at 0.656 of a copy against
@@ -222,26 +223,29 @@ uint64_t status_array_words(Type type, uint64_t chunks) {
     return 2 * round_up(chunks * status_words(type), status_block);
 }
 
-uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back) {
+// `room_tile_items`: the items of the type's tile at count 0, the fewest a tile of it holds at any count.
+uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back, uint64_t room_tile_items) {
     uint64_t first = std::min(count, l.segment_items); // the largest segment
     uint64_t tiles = l.tiles_of(first);
     uint32_t chunks, chunk_tiles;
     l.chunks_of(tiles, chunks, chunk_tiles);
-    // Status room for every tile even where a look-back posts once a chunk: so the need never falls
-    // as the count grows past the size that turns chunks on (a caller sizes scratch for its largest).
-    uint64_t body = look_back ? status_array_words(type, tiles) : status_words(type) * chunks; // chunk totals
+    // Status room for every tile of the smallest shape, even where the count's tiles are larger or a
+    // look-back posts once a chunk: so the need never falls as the count grows past the sizes that
+    // widen the tile or turn chunks on (a caller sizes scratch for its largest count).
+    uint64_t body = look_back ? status_array_words(type, ceil_div(first, room_tile_items))
+                              : status_words(type) * chunks; // chunk totals
     return state_header_words + std::max<uint64_t>(body, 2);
 }
 } // namespace
 
 uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
     Layout l = make_layout(impl_->info, scan_tile(type, o, count), type, count, o, false);
-    return 4 * state_words(type, l, count, !o.reproducible);
+    return 4 * state_words(type, l, count, !o.reproducible, scan_tile(type, o).items());
 }
 
 uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
     Layout l = make_layout(impl_->info, reduce_tile(*this, type, o), type, count, o, true);
-    return 4 * state_words(type, l, count, false);
+    return 4 * state_words(type, l, count, false, l.tile.items());
 }
 
 namespace {
@@ -281,7 +285,8 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     Layout l = make_layout(dev, tile, type, count, o, reduce);
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
-    uint64_t scratch_need = 4 * state_words(type, l, count, !reduce && !o.reproducible);
+    uint64_t room_tile_items = reduce ? tile.items() : scan_tile(type, o).items();
+    uint64_t scratch_need = 4 * state_words(type, l, count, !reduce && !o.reproducible, room_tile_items);
     uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
         if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");

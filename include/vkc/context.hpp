@@ -173,7 +173,8 @@ public:
     // reduce: the identity) and beyond 2^32. Throws Error naming what is wrong with the arguments.
 
     // The tile a scan of count items of this type uses on this device; reduce uses the tile of count
-    // 0. The shape and the look-back's chunk may depend on count, the items a tile holds do not.
+    // 0. The shape and the look-back's chunk may depend on count, and the items a tile holds may grow
+    // with it (GPUs: 32-bit look-back scans of 2^22 items or more), never fall below count 0's.
     ScanTile scan_tile(Type, const ScanOptions& = {}, uint64_t count = 0) const;
     // Scratch bytes a plan needs for count items.
     uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;

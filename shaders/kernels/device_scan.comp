@@ -683,9 +683,9 @@ void scan_tile_raked(uint tile) {
         aggregate = ITEM_COMBINE(aggregate, subgroup_totals[s]);
     }
     // Tiles of 8 rounds or more also issue the look-back's first reads before the lanes' scans, which
-    // then run while those reads are in flight. On the H100 that took 128 x 32 tiles (2^26 and more
+    // then run while those reads are in flight. On the H100 that took 128 x 32 tiles (then taken from 2^26
     // 32-bit items) from 0.79 to 0.80 of a copy for u32 at 2^28 and from 0.76 to 0.79 for f32; at 4
-    // rounds (256 x 16, below 2^26) it cost 5 %, and u32 7 more registers (results/README.md).
+    // rounds (256 x 16, the smaller scans) it cost 5 %, and u32 7 more registers (results/README.md).
     const bool early_reads = EARLY_AGGREGATE && rounds >= 8u;
     if (early_reads) {
         post_aggregate(tile, aggregate);
