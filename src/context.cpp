@@ -165,6 +165,63 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
     return info;
 }
 
+// The features a device's creation may enable or leave off; the subgroup operations are properties.
+constexpr Feature optional_device_features = Feature::subgroup_extended_types | Feature::shader_float16 |
+                                             Feature::storage_buffer_16bit | Feature::shader_int64 |
+                                             Feature::shader_float64 | Feature::shader_int8 | Feature::shader_int16 |
+                                             Feature::storage_buffer_8bit;
+
+// What an adopted device's creation chain enabled (AdoptedDevice::enabled_features).
+Feature enabled_features_of(const VkPhysicalDeviceFeatures2* chain) {
+    Feature f = Feature::none;
+    if (!chain) return f;
+    if (chain->sType != VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) {
+        throw Error("ContextOptions::adopt: enabled_features is not a VkPhysicalDeviceFeatures2 (sType " +
+                    std::to_string(chain->sType) + ")");
+    }
+    auto add = [&](VkBool32 on, Feature bit) { f = on ? f | bit : f; };
+    add(chain->features.shaderInt64, Feature::shader_int64);
+    add(chain->features.shaderFloat64, Feature::shader_float64);
+    add(chain->features.shaderInt16, Feature::shader_int16);
+    for (auto* s = static_cast<const VkBaseInStructure*>(chain->pNext); s; s = s->pNext) {
+        switch (s->sType) {
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
+            add(reinterpret_cast<const VkPhysicalDeviceVulkan11Features*>(s)->storageBuffer16BitAccess,
+                Feature::storage_buffer_16bit);
+            break;
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
+            auto* v = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
+            add(v->shaderFloat16, Feature::shader_float16);
+            add(v->shaderInt8, Feature::shader_int8);
+            add(v->storageBuffer8BitAccess, Feature::storage_buffer_8bit);
+            add(v->shaderSubgroupExtendedTypes, Feature::subgroup_extended_types);
+            break;
+        }
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
+            add(reinterpret_cast<const VkPhysicalDevice16BitStorageFeatures*>(s)->storageBuffer16BitAccess,
+                Feature::storage_buffer_16bit);
+            break;
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
+            add(reinterpret_cast<const VkPhysicalDevice8BitStorageFeatures*>(s)->storageBuffer8BitAccess,
+                Feature::storage_buffer_8bit);
+            break;
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES: {
+            auto* v = reinterpret_cast<const VkPhysicalDeviceShaderFloat16Int8Features*>(s);
+            add(v->shaderFloat16, Feature::shader_float16);
+            add(v->shaderInt8, Feature::shader_int8);
+            break;
+        }
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES:
+            add(reinterpret_cast<const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures*>(s)
+                    ->shaderSubgroupExtendedTypes,
+                Feature::subgroup_extended_types);
+            break;
+        default: break;
+        }
+    }
+    return f;
+}
+
 VkInstance create_instance(bool want_validation, bool& validation_on) {
     load_vulkan();
     uint32_t loader_version = volkGetInstanceVersion();
@@ -208,6 +265,20 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
     std::vector<VkPhysicalDevice> list(n);
     check(vkEnumeratePhysicalDevices(instance, &n, list.data()), "vkEnumeratePhysicalDevices");
     return list;
+}
+
+std::vector<VkQueueFamilyProperties> queue_families(VkPhysicalDevice pd) {
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+    return families;
+}
+
+void require_vulkan_1_1(const DeviceInfo& info) {
+    if (info.api_version < VK_API_VERSION_1_1) {
+        throw UnsupportedError(info.name + " offers only Vulkan 1.0; vkcollectives needs 1.1");
+    }
 }
 
 int type_rank(VkPhysicalDeviceType t) {
@@ -299,6 +370,48 @@ void Context::Impl::create(const ContextOptions& opts) {
     options = opts;
     options.validation = opts.validation || env_flag("VKC_VALIDATION");
     options.shared_memory_only = opts.shared_memory_only || env_flag("VKC_SHARED_MEMORY_ONLY");
+    if (opts.adopt.device) {
+        adopt_device(opts.adopt);
+    } else {
+        create_device();
+    }
+    set_up_device_objects();
+}
+
+void Context::Impl::adopt_device(const AdoptedDevice& a) {
+    auto require = [](bool ok, const char* what) {
+        if (!ok) throw Error(std::string("ContextOptions::adopt: ") + what);
+    };
+    require(a.instance, "instance is VK_NULL_HANDLE");
+    require(a.physical_device, "physical_device is VK_NULL_HANDLE");
+    require(a.device, "device is VK_NULL_HANDLE");
+    require(a.queue, "queue is VK_NULL_HANDLE");
+    Feature enabled = enabled_features_of(a.enabled_features);
+    load_vulkan();
+    // Instance-level entry points are the loader's trampolines, good for any instance's objects: load
+    // them from the engine's instance only where none is loaded, so that the extension functions of
+    // an instance of ours (debug utils) are not replaced by an instance that may not enable them.
+    if (!volkGetLoadedInstance()) volkLoadInstanceOnly(a.instance);
+    adopted = true;
+    instance = a.instance;
+    physical = a.physical_device;
+    auto list = physical_devices(instance);
+    auto found = std::find(list.begin(), list.end(), physical);
+    require(found != list.end(), "physical_device is not one of the instance's devices");
+    info = describe(physical, uint32_t(found - list.begin()));
+    require_vulkan_1_1(info);
+    info.features = (info.features & ~optional_device_features) | (info.features & enabled);
+    info.features = info.features & ~options.hide_features;
+    auto families = queue_families(physical);
+    require(a.queue_family < families.size(), "queue_family is not one of the device's queue families");
+    require(families[a.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT, "queue_family has no compute");
+    queue_family = a.queue_family;
+    device = a.device;
+    queue = a.queue;
+    volkLoadDeviceTable(&vk, device);
+}
+
+void Context::Impl::create_device() {
     instance = create_instance(options.validation, validation_on);
     if (validation_on) {
         VkDebugUtilsMessengerCreateInfoEXT m{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
@@ -318,26 +431,17 @@ void Context::Impl::create(const ContextOptions& opts) {
     physical = list[chosen];
     info = infos[chosen];
     info.features = info.features & ~options.hide_features;
-    if (info.api_version < VK_API_VERSION_1_1) {
-        throw UnsupportedError(info.name + " offers only Vulkan 1.0; vkcollectives needs 1.1");
-    }
-    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
-    VkPhysicalDeviceProperties base{};
-    vkGetPhysicalDeviceProperties(physical, &base);
+    require_vulkan_1_1(info);
 
-    uint32_t n = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &n, nullptr);
-    std::vector<VkQueueFamilyProperties> families(n);
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &n, families.data());
+    auto families = queue_families(physical);
     bool found = false;
-    for (uint32_t i = 0; i < n && !found; ++i) {
+    for (uint32_t i = 0; i < families.size() && !found; ++i) {
         if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
             queue_family = i;
             found = true;
         }
     }
     if (!found) throw UnsupportedError(info.name + " has no compute queue");
-    timestamp_period_ns = families[queue_family].timestampValidBits ? base.limits.timestampPeriod : 0;
 
     // Enable exactly the optional features we may use, where the device has them.
     DeviceFeatureChain chain(physical, info.api_version);
@@ -367,8 +471,16 @@ void Context::Impl::create(const ContextOptions& opts) {
     d.ppEnabledExtensionNames = chain.extensions.data();
     check(vkCreateDevice(physical, &d, nullptr, &device), "vkCreateDevice");
     volkLoadDeviceTable(&vk, device);
-    owner = {device, &vk};
     vk.vkGetDeviceQueue(device, queue_family, 0, &queue);
+}
+
+// The Context's own objects on its device, created or adopted.
+void Context::Impl::set_up_device_objects() {
+    owner = {device, &vk};
+    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    VkPhysicalDeviceProperties base{};
+    vkGetPhysicalDeviceProperties(physical, &base);
+    timestamp_period_ns = queue_families(physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod : 0;
 
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -411,7 +523,10 @@ void Context::Impl::create(const ContextOptions& opts) {
 
 void Context::Impl::destroy() {
     if (device) {
-        vk.vkDeviceWaitIdle(device);
+        // An adopted device is not waited on as a whole: its other queues are the engine's (and
+        // vkDeviceWaitIdle would need them all externally synchronised). The Context's own
+        // submissions were each waited for; the caller's command buffers are the caller's to finish.
+        if (!adopted) vk.vkDeviceWaitIdle(device);
         scratch = Buffer();
         for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, nullptr);
         for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, nullptr);
@@ -421,10 +536,10 @@ void Context::Impl::destroy() {
         vk.vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
         vk.vkDestroyFence(device, fence, nullptr);
         vk.vkDestroyCommandPool(device, pool, nullptr);
-        vk.vkDestroyDevice(device, nullptr);
+        if (!adopted) vk.vkDestroyDevice(device, nullptr);
     }
     if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
-    if (instance) vkDestroyInstance(instance, nullptr);
+    if (instance && !adopted) vkDestroyInstance(instance, nullptr);
 }
 
 uint32_t Context::Impl::memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const {

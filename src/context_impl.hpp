@@ -59,7 +59,12 @@ struct Context::Impl {
     bool statistics = false; // VKC_PIPELINE_STATS=1 and the driver can tell
     Buffer scratch; // device-wide scan and reduce on the Context's own buffers
 
+    bool adopted = false; // the device and instance are the engine's (ContextOptions::adopt)
+
     void create(const ContextOptions& opts);
+    void create_device();
+    void adopt_device(const AdoptedDevice& a);
+    void set_up_device_objects();
     void destroy();
     uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid = 0) const;
     Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);

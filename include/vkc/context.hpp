@@ -48,6 +48,30 @@ struct DeviceInfo {
 // Lists the Vulkan devices (creates a temporary instance). Throws Error when no Vulkan loader exists.
 std::vector<DeviceInfo> list_devices();
 
+// An engine's own Vulkan device, for a Context to work on instead of creating one
+// (ContextOptions::adopt): its plans then record into the engine's command buffers on the engine's
+// VkBuffers. The Context destroys none of these objects; they must outlive it, and so must every
+// command buffer that recorded its plans finish before it is destroyed.
+struct AdoptedDevice {
+    // The instance must have been created for Vulkan 1.1 or later (vkc queries the device with
+    // vkGetPhysicalDeviceProperties2 and Features2), and the device must offer Vulkan 1.1.
+    VkInstance instance = VK_NULL_HANDLE;
+    VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    // A queue of a family with compute. The Context submits to it only in its own calls that wait for
+    // their result (run, scan and reduce on Buffers or host arrays, upload, download); the caller keeps
+    // its own use of the queue apart from those, as Vulkan's external synchronisation asks.
+    uint32_t queue_family = 0;
+    VkQueue queue = VK_NULL_HANDLE;
+    // The VkPhysicalDeviceFeatures2 chain the device was created with, since Vulkan cannot be asked
+    // what was enabled (a device made with pEnabledFeatures: wrap those in a VkPhysicalDeviceFeatures2).
+    // Read: shaderInt64, shaderFloat64, shaderInt16, and in the chain VkPhysicalDeviceVulkan11Features,
+    // VkPhysicalDeviceVulkan12Features, or the 8/16-bit storage, float16/int8 and subgroup extended
+    // types structs. Modules that need a feature the chain does not enable are not used (a request
+    // that has no other module gets an UnsupportedError naming the feature). Null: none enabled.
+    const VkPhysicalDeviceFeatures2* enabled_features = nullptr;
+};
+
 struct ContextOptions {
     // Which device: its index in list_devices() ("1") or part of its name ("llvmpipe"), any case.
     // Empty (default): the VKC_DEVICE environment variable, else a discrete GPU, else an integrated
@@ -62,6 +86,9 @@ struct ContextOptions {
     // Treat these features as missing, as on a device without them (tests use it to reach the
     // fallback and error paths on a device that has everything). Default none.
     Feature hide_features = Feature::none;
+    // Work on an engine's device instead of creating one (adopt.device set). `device` is then
+    // ignored, and so is `validation`: layers are the engine's to enable on its instance.
+    AdoptedDevice adopt;
 };
 
 // A device-local storage buffer. Move only; destroy before its Context.
@@ -179,8 +206,8 @@ public:
     // Scratch bytes a plan needs for count items.
     uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
     uint64_t reduce_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
-    // Plans to record into the caller's command buffers, on the caller's buffers (of this Context's
-    // device: see ContextOptions::adopt). reduce writes one item to `result`.
+    // Plans to record into the caller's command buffers, on the caller's buffers, of this Context's
+    // device (an engine's own, with ContextOptions::adopt). reduce writes one item to `result`.
     ScanPlan plan_scan(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& output,
                        const BufferRange& scratch, const ScanOptions& = {});
     ScanPlan plan_reduce(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& result,
@@ -206,7 +233,8 @@ public:
     void scan_host(const void* items, void* out, uint64_t count, Type, Op, const ScanOptions&);
     void reduce_host(const void* items, void* result, uint64_t count, Type, Op, const ScanOptions&);
 
-    // The Vulkan objects, for engines that record plans on this Context's device.
+    // The Vulkan objects, for engines that record plans on this Context's device (an adopted
+    // device's own handles where ContextOptions::adopt was given).
     VkInstance vk_instance() const;
     VkPhysicalDevice vk_physical_device() const;
     VkDevice vk_device() const;

@@ -1,0 +1,314 @@
+// ContextOptions::adopt: a Context on an engine's own instance and device, its plans recorded into the
+// engine's command buffer on the engine's buffers, the way an engine that owns its Vulkan objects uses
+// vkcollectives.
+#include "volk_private.hpp" // before any Vulkan header: no prototypes, volk's tables
+
+#include "support.hpp"
+
+#include <cstring>
+#include <random>
+#include <string>
+
+using namespace vkc;
+
+namespace {
+
+uint32_t engine_messages = 0;
+std::string engine_last_message;
+VKAPI_ATTR VkBool32 VKAPI_CALL count_engine_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                    VkDebugUtilsMessageTypeFlagsEXT,
+                                                    const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
+    ++engine_messages;
+    engine_last_message = data->pMessage ? data->pMessage : "";
+    return VK_FALSE;
+}
+
+void must(VkResult r, const char* what) {
+    if (r != VK_SUCCESS) throw Error(std::string(what) + " failed: " + std::to_string(r));
+}
+
+// What an engine makes for itself: an instance (with the validation layer where the tests have it), the
+// device the tests run on, one compute queue, and the optional features it chooses to enable.
+struct EngineDevice {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    uint32_t family = 0;
+    VkQueue queue = VK_NULL_HANDLE;
+    VolkDeviceTable vk{};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+
+    // with_64bit: shaderInt64 and (Vulkan 1.2) subgroup extended types enabled where the device has them.
+    explicit EngineDevice(bool with_64bit) {
+        test::context(); // volk's loader entry points are set up by the Context the tests share
+        bool validation = test::context().validation_enabled();
+        VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+        app.apiVersion = VK_API_VERSION_1_2;
+        const char* layer = "VK_LAYER_KHRONOS_validation";
+        const char* extension = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+        VkInstanceCreateInfo ii{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        ii.pApplicationInfo = &app;
+        ii.enabledLayerCount = validation ? 1 : 0;
+        ii.ppEnabledLayerNames = &layer;
+        ii.enabledExtensionCount = validation ? 1 : 0;
+        ii.ppEnabledExtensionNames = &extension;
+        must(vkCreateInstance(&ii, nullptr, &instance), "vkCreateInstance");
+        if (validation) {
+            VkDebugUtilsMessengerCreateInfoEXT m{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+            m.messageSeverity =
+                VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+            m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+            m.pfnUserCallback = count_engine_message;
+            must(vkCreateDebugUtilsMessengerEXT(instance, &m, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
+        }
+        uint32_t n = 0;
+        must(vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
+        std::vector<VkPhysicalDevice> list(n);
+        must(vkEnumeratePhysicalDevices(instance, &n, list.data()), "vkEnumeratePhysicalDevices");
+        VkPhysicalDeviceProperties props{};
+        for (VkPhysicalDevice pd : list) {
+            vkGetPhysicalDeviceProperties(pd, &props);
+            if (test::context().device().name == props.deviceName) {
+                physical = pd;
+                break;
+            }
+        }
+        if (!physical) throw Error("the engine's instance does not list " + test::context().device().name);
+        uint32_t families = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+        std::vector<VkQueueFamilyProperties> family_list(families);
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, family_list.data());
+        while (family < families && !(family_list[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+        if (family == families) throw Error("no compute queue");
+
+        // Query, then keep only what this engine enables.
+        bool v12 = props.apiVersion >= VK_API_VERSION_1_2;
+        features.pNext = v12 ? &features12 : nullptr;
+        vkGetPhysicalDeviceFeatures2(physical, &features);
+        VkPhysicalDeviceFeatures2 supported = features;
+        VkPhysicalDeviceVulkan12Features supported12 = features12;
+        features.features = {};
+        features12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+        if (with_64bit) {
+            features.features.shaderInt64 = supported.features.shaderInt64;
+            features12.shaderSubgroupExtendedTypes = supported12.shaderSubgroupExtendedTypes;
+        }
+
+        float priority = 1.0f;
+        VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+        q.queueFamilyIndex = family;
+        q.queueCount = 1;
+        q.pQueuePriorities = &priority;
+        VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+        di.pNext = &features;
+        di.queueCreateInfoCount = 1;
+        di.pQueueCreateInfos = &q;
+        must(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
+        volkLoadDeviceTable(&vk, device);
+        vk.vkGetDeviceQueue(device, family, 0, &queue);
+    }
+    ~EngineDevice() {
+        if (device) vk.vkDestroyDevice(device, nullptr);
+        if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+        if (instance) vkDestroyInstance(instance, nullptr);
+    }
+    EngineDevice(const EngineDevice&) = delete;
+
+    AdoptedDevice adopted() const { return {instance, physical, device, family, queue, &features}; }
+};
+
+// A buffer of the engine's own, in host-visible memory so that the test reads and writes it directly.
+struct EngineBuffer {
+    const EngineDevice& e;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    uint8_t* bytes = nullptr;
+
+    EngineBuffer(const EngineDevice& engine, uint64_t size) : e(engine) {
+        VkBufferCreateInfo b{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+        b.size = size;
+        b.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        must(e.vk.vkCreateBuffer(e.device, &b, nullptr, &buffer), "vkCreateBuffer");
+        VkMemoryRequirements need{};
+        e.vk.vkGetBufferMemoryRequirements(e.device, buffer, &need);
+        VkPhysicalDeviceMemoryProperties mem{};
+        vkGetPhysicalDeviceMemoryProperties(e.physical, &mem);
+        const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        uint32_t type = 0;
+        while (type < mem.memoryTypeCount &&
+               !((need.memoryTypeBits >> type & 1) && (mem.memoryTypes[type].propertyFlags & want) == want)) {
+            ++type;
+        }
+        if (type == mem.memoryTypeCount) throw Error("no host-visible memory for a storage buffer");
+        VkMemoryAllocateInfo a{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        a.allocationSize = need.size;
+        a.memoryTypeIndex = type;
+        must(e.vk.vkAllocateMemory(e.device, &a, nullptr, &memory), "vkAllocateMemory");
+        must(e.vk.vkBindBufferMemory(e.device, buffer, memory, 0), "vkBindBufferMemory");
+        void* p = nullptr;
+        must(e.vk.vkMapMemory(e.device, memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
+        bytes = static_cast<uint8_t*>(p);
+    }
+    ~EngineBuffer() {
+        e.vk.vkDestroyBuffer(e.device, buffer, nullptr);
+        e.vk.vkFreeMemory(e.device, memory, nullptr);
+    }
+};
+
+// Records the plan into a command buffer of the engine's own between the barriers the header asks
+// for, submits it to the engine's queue and waits.
+void run_in_engine_commands(const EngineDevice& e, const ScanPlan& plan) {
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    p.queueFamilyIndex = e.family;
+    must(e.vk.vkCreateCommandPool(e.device, &p, nullptr, &pool), "vkCreateCommandPool");
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    a.commandPool = pool;
+    a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    a.commandBufferCount = 1;
+    must(e.vk.vkAllocateCommandBuffers(e.device, &a, &cmd), "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo b{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    e.vk.vkBeginCommandBuffer(cmd, &b);
+    VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    before.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT;
+    before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    e.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
+                              nullptr, 0, nullptr);
+    plan.record(cmd);
+    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    e.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
+                              nullptr, 0, nullptr);
+    e.vk.vkEndCommandBuffer(cmd);
+    VkFence fence = VK_NULL_HANDLE;
+    VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    must(e.vk.vkCreateFence(e.device, &f, nullptr, &fence), "vkCreateFence");
+    VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    s.commandBufferCount = 1;
+    s.pCommandBuffers = &cmd;
+    must(e.vk.vkQueueSubmit(e.queue, 1, &s, fence), "vkQueueSubmit");
+    must(e.vk.vkWaitForFences(e.device, 1, &fence, VK_TRUE, 300ull * 1000 * 1000 * 1000), "vkWaitForFences");
+    e.vk.vkDestroyFence(e.device, fence, nullptr);
+    e.vk.vkDestroyCommandPool(e.device, pool, nullptr);
+}
+
+// A scan of `count` random items of T recorded on the engine's buffers, input and output at non-zero
+// offsets in one buffer whose other bytes hold a pattern; checked against a CPU scan, and the pattern
+// checked unchanged.
+template <class T>
+void check_engine_scan(Context& ctx, const EngineDevice& e, Type type, bool exclusive, uint64_t count, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<T> in(count);
+    for (auto& x : in) x = T(rng() % 1000);
+    const uint64_t align = std::max<uint64_t>(256, ctx.device().min_storage_buffer_offset_alignment);
+    const uint64_t bytes = count * sizeof(T);
+    const uint64_t in_at = align, out_at = (in_at + bytes + align) / align * align;
+    const uint64_t data_size = out_at + bytes + align;
+    ScanOptions o;
+    o.exclusive = exclusive;
+    const uint64_t scratch_bytes = ctx.scan_scratch_bytes(type, count, o);
+    EngineBuffer data(e, data_size), scratch(e, align + scratch_bytes);
+    for (uint64_t i = 0; i < data_size; ++i) data.bytes[i] = uint8_t(rng());
+    std::vector<uint8_t> pattern(data.bytes, data.bytes + data_size);
+    std::memcpy(data.bytes + in_at, in.data(), bytes);
+    ScanPlan plan = ctx.plan_scan(type, Op::add, count, {data.buffer, in_at, bytes}, {data.buffer, out_at, bytes},
+                                  {scratch.buffer, align, scratch_bytes}, o);
+    run_in_engine_commands(e, plan);
+    T running = 0;
+    uint64_t wrong = 0, first_wrong = count;
+    for (uint64_t i = 0; i < count; ++i) {
+        T want = exclusive ? running : T(running + in[i]);
+        running = T(running + in[i]);
+        T got;
+        std::memcpy(&got, data.bytes + out_at + i * sizeof(T), sizeof(T));
+        if (got != want && wrong++ == 0) first_wrong = i;
+    }
+    CHECK_MESSAGE(wrong == 0, wrong << " items wrong, the first at " << first_wrong);
+    uint64_t changed = 0;
+    for (uint64_t i = 0; i < data_size; ++i) {
+        bool inside = (i >= in_at && i < in_at + bytes) || (i >= out_at && i < out_at + bytes);
+        if (!inside && data.bytes[i] != pattern[i]) ++changed;
+    }
+    CHECK_MESSAGE(changed == 0, changed << " bytes outside the input and output changed");
+}
+
+} // namespace
+
+TEST_CASE("adopted device: plans recorded into the engine's command buffer on the engine's buffers") {
+    engine_messages = 0;
+    {
+        EngineDevice engine(true);
+        ContextOptions options;
+        options.adopt = engine.adopted();
+        Context ctx(options);
+        CHECK(ctx.vk_device() == engine.device);
+        CHECK(ctx.queue() == engine.queue);
+        CHECK(ctx.device().name == test::context().device().name);
+        const uint64_t tile = ctx.scan_tile(Type::u32).items();
+        check_engine_scan<uint32_t>(ctx, engine, Type::u32, false, 7 * tile + 5, 1);
+        check_engine_scan<uint32_t>(ctx, engine, Type::u32, true, 3 * tile - 1, 2);
+        if (engine.features.features.shaderInt64) {
+            check_engine_scan<uint64_t>(ctx, engine, Type::u64, true, 5 * ctx.scan_tile(Type::u64).items() + 3, 3);
+        }
+        // The Context's own calls submit to the engine's queue.
+        std::vector<uint32_t> items(1000);
+        for (uint32_t i = 0; i < items.size(); ++i) items[i] = i % 7;
+        std::vector<uint32_t> sums = ctx.scan(std::span<const uint32_t>(items), Op::add);
+        uint32_t running = 0, wrong = 0;
+        for (uint32_t i = 0; i < items.size(); ++i) wrong += sums[i] != (running += items[i]);
+        CHECK(wrong == 0);
+        CHECK(ctx.reduce(std::span<const uint32_t>(items), Op::add) == running);
+    } // the Context goes first, then the engine's device and instance: nothing of theirs destroyed twice
+    CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
+}
+
+TEST_CASE("adopted device: features the engine did not enable are not used, and bad handles are named") {
+    engine_messages = 0;
+    {
+        EngineDevice engine(false); // no optional features: 64-bit items cannot run
+        ContextOptions options;
+        options.adopt = engine.adopted();
+        Context ctx(options);
+        CHECK(!any(ctx.device().features & Feature::shader_int64));
+        BufferRange none{};
+        try {
+            ctx.plan_scan(Type::u64, Op::add, 100, none, none, none);
+            FAIL("a u64 plan on a device without shaderInt64 enabled was accepted");
+        } catch (const Error& e) {
+            CHECK_MESSAGE(dynamic_cast<const UnsupportedError*>(&e) != nullptr, e.what());
+            CHECK_MESSAGE(std::string(e.what()).find("shaderInt64") != std::string::npos, e.what());
+        }
+        check_engine_scan<uint32_t>(ctx, engine, Type::u32, false, 2 * ctx.scan_tile(Type::u32).items() + 1, 4);
+
+        auto refused = [&](AdoptedDevice bad, const char* named) {
+            ContextOptions o;
+            o.adopt = bad;
+            try {
+                Context c(o);
+                FAIL("adopting with " << named << " wrong was accepted");
+            } catch (const Error& e) {
+                CHECK_MESSAGE(std::string(e.what()).find(named) != std::string::npos, e.what());
+            }
+        };
+        AdoptedDevice bad = engine.adopted();
+        bad.queue = VK_NULL_HANDLE;
+        refused(bad, "queue is VK_NULL_HANDLE");
+        bad = engine.adopted();
+        bad.physical_device = VK_NULL_HANDLE;
+        refused(bad, "physical_device");
+        bad = engine.adopted();
+        bad.queue_family = 1000;
+        refused(bad, "queue_family");
+        VkPhysicalDeviceFeatures2 wrong_chain = engine.features;
+        wrong_chain.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+        bad = engine.adopted();
+        bad.enabled_features = &wrong_chain;
+        refused(bad, "enabled_features");
+    }
+    CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
+}
