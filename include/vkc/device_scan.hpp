@@ -97,7 +97,7 @@ struct BufferRange {
 // until every command buffer it was recorded into has finished. Move only.
 //
 // record(cmd) records, on the Context's device (cmd must come from it, in a queue family with
-// compute):
+// compute; an engine's own device where the Context adopted it, ContextOptions::adopt):
 //   fills of the scratch range (vkCmdFillBuffer), compute dispatches, and barriers between them
 //   (a scan of one tile or a reduce of one chunk is a single dispatch, with no fill; with
 //   ScanOptions::scratch_zeroed a scan or reduce records no fill: a dispatch a binding, and two a
