@@ -375,6 +375,7 @@ void Context::Impl::create(const ContextOptions& opts) {
     } else {
         create_device();
     }
+    info.features = info.features & ~options.hide_features;
     set_up_device_objects();
 }
 
@@ -401,7 +402,6 @@ void Context::Impl::adopt_device(const AdoptedDevice& a) {
     info = describe(physical, uint32_t(found - list.begin()));
     require_vulkan_1_1(info);
     info.features = (info.features & ~optional_device_features) | (info.features & enabled);
-    info.features = info.features & ~options.hide_features;
     auto families = queue_families(physical);
     require(a.queue_family < families.size(), "queue_family is not one of the device's queue families");
     require(families[a.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT, "queue_family has no compute");
@@ -430,7 +430,6 @@ void Context::Impl::create_device() {
     uint32_t chosen = choose_device(infos, options.device);
     physical = list[chosen];
     info = infos[chosen];
-    info.features = info.features & ~options.hide_features;
     require_vulkan_1_1(info);
 
     auto families = queue_families(physical);

@@ -285,8 +285,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     Layout l = make_layout(dev, tile, type, count, o, reduce);
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
-    uint64_t room_tile_items = reduce ? tile.items() : scan_tile(type, o).items();
-    uint64_t scratch_need = 4 * state_words(type, l, count, !reduce && !o.reproducible, room_tile_items);
+    uint64_t scratch_need = reduce ? reduce_scratch_bytes(type, count, o) : scan_scratch_bytes(type, count, o);
     uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
         if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
