@@ -202,11 +202,15 @@ ITEM_TYPE carry_in() { return carry_in_present() ? read_pair(carry_in_at()) : IT
 // ---- tiles in registers (CUB's blocked arrangement) --------------------------------------------
 // Staged: a full tile is read with striped vector loads (neighbouring invocations, neighbouring
 // vectors: every load instruction coalesced) into shared memory, and each invocation takes its
-// consecutive items from there (CUB's BLOCK_LOAD_WARP_TRANSPOSE); stores the other way round. One
-// padding item per 32 spreads an invocation's consecutive items over the banks. The subgroup path
+// consecutive items from there (CUB's BLOCK_LOAD_WARP_TRANSPOSE); stores the other way round. The
+// padding spreads an invocation's consecutive items over the banks. The subgroup path
 // needs subgroups packed in local-index order, which the host checks before choosing it.
-shared ITEM_TYPE stage[stage_items + stage_items / 32u + 1u];
-uint padded(uint at) { return at + at / 32u; }
+// One padding item every 32 items, or 16 of 8 bytes (a row of 32 banks either way for 4 and 8 bytes),
+// so that invocations' runs of consecutive items start on different banks. 64-bit items padded every 32 items instead ran the chunked
+// look-back scan at 2^28 on the H100 at 0.677 of a copy (u64) and 0.671 (f64) against 0.689 and 0.679.
+const uint STAGE_PAD_EVERY = ITEM_BYTES == 8u ? 16u : 32u;
+shared ITEM_TYPE stage[stage_items + stage_items / STAGE_PAD_EVERY + 1u];
+uint padded(uint at) { return at + at / STAGE_PAD_EVERY; }
 bool tile_full(uint tile) { return (tile + 1u) * tile_items() <= params.count; }
 
 // Each subgroup moves its own contiguous part of the tile (CUB's warp transpose): no work-group
@@ -226,10 +230,40 @@ uint stage_part() { return 0u; }
 void stage_sync() { barrier(); }
 #endif
 
+#if ITEM_VEC_WIDTH > 1
+// A full staged tile in two steps, so that its loads can be in flight while other work is done: its
+// striped vectors into registers (neighbouring lanes, neighbouring vectors), then through the stage
+// into the blocked arrangement. Uniform: the barriers are safe.
+void fetch_tile(uint tile, out ITEM_VEC x[VKC_ITEMS / ITEM_VEC_WIDTH]) {
+    uint base = (tile * tile_items() + stage_part()) / ITEM_VEC_WIDTH;
+    [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+        x[j] = vectors_in[base + j * stage_lanes() + stage_lane()];
+    }
+}
+void unpack_tile(ITEM_VEC x[VKC_ITEMS / ITEM_VEC_WIDTH], inout ITEM_TYPE items[VKC_ITEMS]) {
+    uint part = stage_part();
+    [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+        uint v = j * stage_lanes() + stage_lane();
+        [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            stage[padded(part + v * ITEM_VEC_WIDTH + c)] = x[j][c];
+        }
+    }
+    stage_sync();
+    [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+        items[i] = stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)];
+    }
+    stage_sync(); // the stage is free again
+}
+#endif
+
 void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
     uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
 #if ITEM_VEC_WIDTH > 1
     if (staged && tile_full(tile)) { // uniform: the barriers are safe
+        // Each load straight into the stage, as fetch_tile then unpack_tile do in two steps. Only the
+        // first tile of a chunk goes through them (scan_chunk_tiles): the variants that sent every
+        // tile through one shared loop, with a fetched-flag parameter, ran the u64 chunked scan at
+        // 2^28 at 0.655 of a copy on the H100, against 0.716 with this separate path.
         uint part = stage_part();
         uint base = (tile * tile_items() + part) / ITEM_VEC_WIDTH;
         [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
@@ -745,27 +779,60 @@ void scan_tile_blocked(uint tile) {
 }
 #endif
 
+// A tile of a chunk, loaded: scanned, seeded with what came before it in the chunk, and stored.
+void scan_loaded_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS], inout ITEM_TYPE running, inout bool seeded) {
+    ITEM_TYPE aggregate, prefix;
+    VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE),
+                                             seeded ? VKC_PREFIX_UNIFORM : VKC_PREFIX_NONE, running,
+                                             aggregate, prefix);
+    running = seeded ? ITEM_COMBINE(running, aggregate) : aggregate;
+    seeded = true;
+    store_tile(tile, items);
+}
 // A chunk's tiles in turn from memory, in the blocked arrangement, seeded with the chunk's
 // exclusive prefix (MODE_SCAN_CHUNKS, and MODE_SCAN's chunks of more than one tile).
+// MODE_SCAN's full chunks fetch their first tile's vectors before the look-back (scan_chunk_twice)
+// and take a loop of their own.
+#if ITEM_VEC_WIDTH > 1
+ITEM_VEC first_tile_vectors[VKC_ITEMS / ITEM_VEC_WIDTH];
+#endif
+bool first_tile_fetched(uint chunk) { return runs_look_back() && staged && tile_full(end_tile_of(chunk) - 1u); }
 void scan_chunk_tiles(uint chunk, ITEM_TYPE running, bool seeded) {
+#if ITEM_VEC_WIDTH > 1
+    if (first_tile_fetched(chunk)) { // uniform
+        for (uint tile = first_tile_of(chunk); tile < end_tile_of(chunk); ++tile) {
+            ITEM_TYPE items[VKC_ITEMS];
+            if (tile == first_tile_of(chunk)) {
+                unpack_tile(first_tile_vectors, items);
+            } else {
+                load_tile(tile, items);
+            }
+            scan_loaded_tile(tile, items, running, seeded);
+        }
+        return;
+    }
+#endif
     for (uint tile = first_tile_of(chunk); tile < end_tile_of(chunk); ++tile) {
         ITEM_TYPE items[VKC_ITEMS];
         load_tile(tile, items);
-        ITEM_TYPE aggregate, prefix;
-        VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE),
-                                                 seeded ? VKC_PREFIX_UNIFORM : VKC_PREFIX_NONE, running,
-                                                 aggregate, prefix);
-        running = seeded ? ITEM_COMBINE(running, aggregate) : aggregate;
-        seeded = true;
-        store_tile(tile, items);
+        scan_loaded_tile(tile, items, running, seeded);
     }
 }
 
-// A chunk of several tiles: reduced from memory (no registers held through the look-back), then
-// read again and scanned. The second read comes soon after the first, mostly from L2.
+// A chunk of several tiles: reduced from memory, then read again and scanned. The second read comes
+// soon after the first, mostly from L2, and a full chunk's first tile's loads go out before the
+// look-back, whose wait they then overlap: on the H100 at 2^28 that took u64 from 0.689 of a copy to
+// 0.716 and f64 from 0.680 to 0.696 (prefetching each further tile while the one before is scanned
+// as well cost more registers than it gained: 0.714 and 0.684; results/README.md).
 void scan_chunk_twice(uint chunk) {
+    ITEM_TYPE total = reduce_chunk(chunk);
+#if ITEM_VEC_WIDTH > 1
+    if (first_tile_fetched(chunk)) { // uniform
+        fetch_tile(first_tile_of(chunk), first_tile_vectors);
+    }
+#endif
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(chunk, reduce_chunk(chunk), false, seeded);
+    ITEM_TYPE prefix = chunk_prefix(chunk, total, false, seeded);
     scan_chunk_tiles(chunk, prefix, seeded);
 }
 
