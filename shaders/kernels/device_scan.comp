@@ -205,9 +205,10 @@ ITEM_TYPE carry_in() { return carry_in_present() ? read_pair(carry_in_at()) : IT
 // consecutive items from there (CUB's BLOCK_LOAD_WARP_TRANSPOSE); stores the other way round. The
 // padding spreads an invocation's consecutive items over the banks. The subgroup path
 // needs subgroups packed in local-index order, which the host checks before choosing it.
-// One padding item every 32 items, or 16 of 8 bytes (a row of 32 banks either way for 4 and 8 bytes),
-// so that invocations' runs of consecutive items start on different banks. 64-bit items padded every 32 items instead ran the chunked
-// look-back scan at 2^28 on the H100 at 0.677 of a copy (u64) and 0.671 (f64) against 0.689 and 0.679.
+// One padding item every 32 items, or every 16 of 8 bytes (a row of 32 banks either way for 4 and
+// 8 bytes), so that invocations' runs of consecutive items start on different banks. 64-bit items
+// padded every 32 ran the chunked look-back scan at 2^28 on the H100 at 0.677 of a copy (u64) and
+// 0.671 (f64), against 0.689 and 0.679.
 const uint STAGE_PAD_EVERY = ITEM_BYTES == 8u ? 16u : 32u;
 shared ITEM_TYPE stage[stage_items + stage_items / STAGE_PAD_EVERY + 1u];
 uint padded(uint at) { return at + at / STAGE_PAD_EVERY; }
@@ -260,10 +261,9 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
     uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
 #if ITEM_VEC_WIDTH > 1
     if (staged && tile_full(tile)) { // uniform: the barriers are safe
-        // Each load straight into the stage, as fetch_tile then unpack_tile do in two steps. Only the
-        // first tile of a chunk goes through them (scan_chunk_tiles): the variants that sent every
-        // tile through one shared loop, with a fetched-flag parameter, ran the u64 chunked scan at
-        // 2^28 at 0.655 of a copy on the H100, against 0.716 with this separate path.
+        // Each load straight into the stage: fetch_tile then unpack_tile do the same in two steps.
+        // This branch written as those two calls has not been measured on a GPU; it is the hot path
+        // of every staged scan, so it stays as it was measured.
         uint part = stage_part();
         uint base = (tile * tile_items() + part) / ITEM_VEC_WIDTH;
         [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
@@ -792,7 +792,9 @@ void scan_loaded_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS], inout ITEM_TY
 // A chunk's tiles in turn from memory, in the blocked arrangement, seeded with the chunk's
 // exclusive prefix (MODE_SCAN_CHUNKS, and MODE_SCAN's chunks of more than one tile).
 // MODE_SCAN's full chunks fetch their first tile's vectors before the look-back (scan_chunk_twice)
-// and take a loop of their own.
+// and take a loop of their own: the variants that sent every tile through one loop, with a
+// fetched-flag parameter, ran the u64 chunked scan at 2^28 at 0.655 of a copy on the H100, against
+// 0.716 with the separate loop (why, we have not found).
 #if ITEM_VEC_WIDTH > 1
 ITEM_VEC first_tile_vectors[VKC_ITEMS / ITEM_VEC_WIDTH];
 #endif
