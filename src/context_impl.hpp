@@ -18,6 +18,10 @@ inline void check(VkResult result, const char* what) {
     }
 }
 
+// Items a kernel moves in one vector load (ITEM_VEC_WIDTH, cmake/VkcShaders.cmake): 16 bytes of 32- and
+// 64-bit items, 8 of 16-bit, 4 of 8-bit; the uvec2 custom operators' items load as they are.
+inline uint32_t vector_width(Type t) { return t == Type::u32x2 ? 1 : size_of(t) == 8 ? 2 : 4; }
+
 // What a Buffer needs to free itself.
 struct Buffer::Owner {
     VkDevice device;

@@ -41,7 +41,6 @@ constexpr uint32_t default_look_back_chunk_tiles = 4;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
 
-uint32_t vector_width(Type t) { return t == Type::u32x2 ? 1 : size_of(t) == 8 ? 2 : 4; }
 uint32_t status_words(Type t) { return size_of(t) <= 2 ? 1 : uint32_t(size_of(t) / 2); }
 // Predecessors a look-back round reads (capped at the work-group size by the shader).
 // VKC_LOOKBACK_WINDOW overrides it, for kernel experiments.

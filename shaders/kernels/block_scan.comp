@@ -114,6 +114,34 @@ void subgroup_sync() {
 uint lanes, lane, segment; // subgroup lanes, this lane, and the first tile item of this subgroup's part
 bool paired, vectorised;
 
+// Staged tiles of one item a lane, in two steps, so that a tile's loads can be in flight while the
+// tile before it is scanned: this subgroup's part of the tile into registers, striped (every load
+// issued before the first store to the stage; a full tile's without bounds checks), then through
+// the stage into the blocked arrangement.
+void fetch_striped(uint tile, out ITEM_TYPE striped[VKC_ITEMS]) {
+    uint tile_base = tile * VKC_WORKGROUP_SIZE * items_per_invocation;
+    if (tile_base + VKC_WORKGROUP_SIZE * items_per_invocation <= params.count) { // uniform
+        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+            striped[j] = items_in[tile_base + segment + j * lanes + lane]; // striped within the subgroup's part
+        }
+    } else {
+        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+            uint at = segment + j * lanes + lane;
+            striped[j] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
+        }
+    }
+}
+void unstage_striped(ITEM_TYPE striped[VKC_ITEMS], out ITEM_TYPE items[VKC_ITEMS]) {
+    [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
+        stage[padded(segment + j * lanes + lane)] = striped[j];
+    }
+    subgroup_sync();
+    uint mine = gl_LocalInvocationIndex * items_per_invocation;
+    [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+        items[i] = stage[padded(mine + i)];
+    }
+}
+
 // A tile's items into registers (blocked arrangement). Items past the count are not read; they take
 // the identity and are not written. `vector_tile` is uniform: a full tile of whole vectors an invocation.
 void load_items(uint tile, bool vector_tile, out ITEM_TYPE items[VKC_ITEMS]) {
@@ -137,25 +165,9 @@ void load_items(uint tile, bool vector_tile, out ITEM_TYPE items[VKC_ITEMS]) {
             items[i] = stage[padded(mine + i)];
         }
     } else if (staged_per_subgroup) {
-        // Every load issued before the first store to the stage; a full tile's without bounds checks.
         ITEM_TYPE striped[VKC_ITEMS];
-        if (tile_base + size * items_per_invocation <= params.count) { // uniform
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                striped[j] = items_in[tile_base + segment + j * lanes + lane]; // striped within the subgroup's part
-            }
-        } else {
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                uint at = segment + j * lanes + lane;
-                striped[j] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
-            }
-        }
-        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-            stage[padded(segment + j * lanes + lane)] = striped[j];
-        }
-        subgroup_sync();
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = stage[padded(mine + i)];
-        }
+        fetch_striped(tile, striped);
+        unstage_striped(striped, items);
     } else if (staged) {
         [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
             uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
@@ -279,6 +291,19 @@ void scan_and_store(uint tile, bool vector_tile, inout ITEM_TYPE items[VKC_ITEMS
     }
 }
 
+// A staged tile fetched into `striped`: into the stage, then the tile two further on fetched into
+// the same registers (`fetch_ahead`, uniform), so that its loads are in flight while this tile is
+// scanned and stored.
+void scan_striped(uint tile, inout ITEM_TYPE striped[VKC_ITEMS], bool fetch_ahead, inout ITEM_TYPE running,
+                  ITEM_TYPE seed) {
+    ITEM_TYPE items[VKC_ITEMS];
+    unstage_striped(striped, items);
+    if (fetch_ahead) {
+        fetch_striped(tile + 2u, striped);
+    }
+    scan_and_store(tile, false, items, running, seed);
+}
+
 void main() {
     const uint size = VKC_WORKGROUP_SIZE;
     const uint tile_items = size * items_per_invocation;
@@ -315,6 +340,25 @@ void main() {
     // with 8 tiles a work-group went from 0.68 of a copy (one tile at a time) to 0.83 (two) and 0.92
     // (eight); two items with 4 tiles from 0.91 to 0.99 (two).
     const uint batch = staged ? 1u : clamp(compiled_batch, 1u, MAX_BATCH);
+    // Staged tiles of one item a lane, with a batch of 2: two tiles' loads in flight, in two sets of
+    // registers taken in turn. On the H100 at 2^28, 3 items with 2 tiles a work-group of 128 went from
+    // 0.974 of a copy to 0.998 (one set, each tile's loads out before the tile in front is scanned:
+    // 0.981), 6 items with 4 tiles from 0.980 to 0.988 (results/README.md).
+    if (staged_per_subgroup && !vectorised && compiled_batch >= 2u) {
+        uint first = group * params.tiles_per_group, n = params.tiles_per_group;
+        ITEM_TYPE even[VKC_ITEMS], odd[VKC_ITEMS]; // the group's even and odd tiles
+        fetch_striped(first, even);
+        if (n > 1u) { // uniform
+            fetch_striped(first + 1u, odd);
+        }
+        for (uint k = 0u; k < n; k += 2u) {
+            scan_striped(first + k, even, k + 2u < n, running, seed);
+            if (k + 1u < n) {
+                scan_striped(first + k + 1u, odd, k + 3u < n, running, seed);
+            }
+        }
+        return;
+    }
     if (batch > 2u && items_per_invocation == 1u) {
         // One item an invocation: a batch of single items, not of 16-item arrays (a [8][16] array cost
         // the staged pipelines 3 % on the H100 even where its code was specialised away).

@@ -261,23 +261,11 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
     uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
 #if ITEM_VEC_WIDTH > 1
     if (staged && tile_full(tile)) { // uniform: the barriers are safe
-        // Each load straight into the stage: fetch_tile then unpack_tile do the same in two steps.
-        // This branch written as those two calls has not been measured on a GPU; it is the hot path
-        // of every staged scan, so it stays as it was measured.
-        uint part = stage_part();
-        uint base = (tile * tile_items() + part) / ITEM_VEC_WIDTH;
-        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
-            uint v = j * stage_lanes() + stage_lane(); // neighbouring lanes, neighbouring vectors
-            ITEM_VEC x = vectors_in[base + v];
-            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-                stage[padded(part + v * ITEM_VEC_WIDTH + c)] = x[c];
-            }
-        }
-        stage_sync();
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)];
-        }
-        stage_sync(); // the stage is free again
+        // Written as these two steps, the u64 and f64 scans ran as fast as with each load stored
+        // straight into the stage (H100, 2^24 to 2^28, two passes: within 0.002 of a copy).
+        ITEM_VEC x[VKC_ITEMS / ITEM_VEC_WIDTH];
+        fetch_tile(tile, x);
+        unpack_tile(x, items);
         return;
     }
 #endif
@@ -792,9 +780,10 @@ void scan_loaded_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS], inout ITEM_TY
 // A chunk's tiles in turn from memory, in the blocked arrangement, seeded with the chunk's
 // exclusive prefix (MODE_SCAN_CHUNKS, and MODE_SCAN's chunks of more than one tile).
 // MODE_SCAN's full chunks fetch their first tile's vectors before the look-back (scan_chunk_twice)
-// and take a loop of their own: the variants that sent every tile through one loop, with a
-// fetched-flag parameter, ran the u64 chunked scan at 2^28 at 0.655 of a copy on the H100, against
-// 0.716 with the separate loop (why, we have not found).
+// and take a loop of their own. On the H100 at 2^28 the u64 chunked scan ran at 0.716 of a copy with
+// it; every tile through one loop with a fetched-flag parameter ran at 0.655, and the first tile
+// peeled off in front of the one shared loop at 0.703 (f64 0.697 against 0.690). Why, we have not
+// found.
 #if ITEM_VEC_WIDTH > 1
 ITEM_VEC first_tile_vectors[VKC_ITEMS / ITEM_VEC_WIDTH];
 #endif
