@@ -329,9 +329,10 @@ void main() {
 #endif
     paired = ITEM_BYTES == 4 && items_per_invocation == 2u && !staged;
     // Full tiles of whole vectors an invocation move one vector a lane per round (every part then
-    // starts vector-aligned). Other counts keep one item a lane: on the H100 at 2^28 the vectors
-    // took 12 and 16 items from 0.95 and 0.97 of a copy to 0.99 and 1.00, but 6 and 9 items (rounds
-    // with idle lanes) fell from 1.00 and 0.98 to 0.93 and 0.81 (results/README.md).
+    // starts vector-aligned). On the H100 at 2^28 the vectors took 12 and 16 items from 0.95 and 0.97
+    // of a copy to 0.99 and 1.00. Other counts keep one item a lane: vectors with idle lanes in the
+    // last round ran 3 items slower (0.957 against 0.981, 2 tiles a group) and 6 and 9 items no
+    // faster (results/README.md).
     vectorised = ITEM_VEC_WIDTH > 1 && staged_per_subgroup && items_per_invocation % ITEM_VEC_WIDTH == 0u;
     // Unstaged tiles (1 and 2 items an invocation) are loaded several at a time, every tile's loads in
     // flight before the first tile's scan: one tile of one or two items an invocation keeps too few
