@@ -25,7 +25,7 @@ struct Options {
     std::string device;
     int log2n = 28;
     uint32_t size = 128;
-    std::vector<uint32_t> items = {1, 2, 3, 4, 6, 8, 9, 12, 16};
+    std::vector<uint32_t> items = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
     std::vector<uint32_t> tiles_per_group = {1, 8};
     int runs = 30;
     uint32_t repeats = 5; // back-to-back repetitions a timed run (Context::set_timing)
@@ -439,7 +439,7 @@ int bench_scan(const ScanBenchOptions& o) {
 const char* bench_usage =
     "  bench block [options]       each work-group scans its own tiles of a u32 buffer (CUB BlockScan's\n"
     "                              job); GB/s, ratio to a compute-shader copy, and to CUB when given\n"
-    "    --device X --log2n 28 --size 128 --items 1,2,3,4,6,8,9,12,16 --tiles-per-group 1,8 --runs 30\n"
+    "    --device X --log2n 28 --size 128 --items 1,2,...,16 --tiles-per-group 1,8 --runs 30\n"
     "    --repeats 5 (back-to-back repetitions in each timed run, their median its time)\n"
     "    --cub FILE (output of bench/cuda/cub_block_scan)  --csv FILE\n"
     "  bench scan [options]        device-wide inclusive/exclusive/reproducible scan and reduce (add) by size;\n"

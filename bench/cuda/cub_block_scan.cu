@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "bench_common.cuh"
@@ -105,17 +106,14 @@ static void run_items(const uint32_t* d_in, uint32_t* d_out, size_t n) {
   print_row("cub_block_scan", ITEMS, n_tiles * tile * 2 * sizeof(uint32_t), std::min(ms_wt, ms_vec));
 }
 
+// Every item count from 1 to 16.
+template <int BLOCK, int... K>
+static void run_all(const uint32_t* d_in, uint32_t* d_out, size_t n, std::integer_sequence<int, K...>) {
+  (run_items<BLOCK, K + 1>(d_in, d_out, n), ...);
+}
 template <int BLOCK>
 static void run_all(const uint32_t* d_in, uint32_t* d_out, size_t n) {
-  run_items<BLOCK, 1>(d_in, d_out, n);
-  run_items<BLOCK, 2>(d_in, d_out, n);
-  run_items<BLOCK, 3>(d_in, d_out, n);
-  run_items<BLOCK, 4>(d_in, d_out, n);
-  run_items<BLOCK, 6>(d_in, d_out, n);
-  run_items<BLOCK, 8>(d_in, d_out, n);
-  run_items<BLOCK, 9>(d_in, d_out, n);
-  run_items<BLOCK, 12>(d_in, d_out, n);
-  run_items<BLOCK, 16>(d_in, d_out, n);
+  run_all<BLOCK>(d_in, d_out, n, std::make_integer_sequence<int, 16>{});
 }
 
 int main(int argc, char** argv) {
