@@ -74,13 +74,14 @@ TEST_CASE("block scan: every type and op, collectives, prefixes and algorithms i
 
 // Unstaged tiles (one or two items an invocation) are loaded in batches sized from the tiles a group
 // scans (one item: up to 8): whole batches, a last batch cut short (11, 19), and the partial and
-// empty tiles of the short last group inside a batch.
+// empty tiles of the short last group inside a batch. Staged tiles of one item a lane (3 items) go
+// through two register sets taken in turn: odd and even tile counts end on either set.
 TEST_CASE("block scan: tiles loaded in batches") {
     uint64_t seed = 1200;
     const Prefix prefixes[4] = {Prefix::running, Prefix::callback, Prefix::seeded, Prefix::none};
     int k = 0;
     for (uint32_t tiles : {1u, 2u, 5u, 8u, 11u, 19u}) {
-        for (uint32_t items : {1u, 2u}) {
+        for (uint32_t items : {1u, 2u, 3u}) {
             block_case(Collective::block_scan_inclusive, Type::u32, Op::add, {96}, items, prefixes[k % 4],
                        Path::subgroup, seed++, tiles);
             block_case(Collective::block_scan_exclusive, Type::f32, Op::max, {32, 2, 1}, items, prefixes[(k + 1) % 4],
