@@ -1007,15 +1007,16 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     // For kernel experiments: VKC_BLOCK_STAGED=0 loads tiles straight into registers.
     if (const char* v = std::getenv("VKC_BLOCK_STAGED")) staged = staged && std::atoi(v) != 0;
     // Unstaged tiles are loaded several at a time (the kernel's batch, compiled in beside the flags):
-    // one item an invocation up to 8 tiles, two items 2. Staged tiles moved one item a lane (item counts
-    // that are not whole vectors) take a batch of 2: each tile's loads go out before the tile in front
-    // of it is scanned. A batch deeper than
-    // the tiles a work-group scans would only hold registers (on the H100 it cost one tile a group
-    // 0.56 -> 0.48 of a copy).
+    // one item an invocation up to 8 tiles, two items 2. Staged tiles moved one item a lane (item
+    // counts that are not whole vectors) take a batch of 2: two register sets taken in turn, two
+    // tiles' loads in flight. Staged tiles of whole vectors take 1, so that their pipelines do not
+    // compile the two-set loop. A batch deeper than the tiles a work-group scans would only hold
+    // registers (on the H100 it cost one tile a group 0.56 -> 0.48 of a copy).
     bool staged_scalars = staged && r.items_per_invocation % vector_width(m.type) != 0;
     uint32_t batch = staged && !staged_scalars ? 1u
                                                : std::min(r.tiles_per_group, r.items_per_invocation == 1 ? 8u : 2u);
-    // VKC_BLOCK_BATCH=N (1 to 8) overrides it, for kernel experiments (staged tiles read 1 or 2+).
+    // VKC_BLOCK_BATCH=N (1 to 8) overrides it, for kernel experiments (for staged tiles of one item a
+    // lane, 1 turns the two register sets off).
     if (const char* v = std::getenv("VKC_BLOCK_BATCH")) batch = std::clamp(std::atoi(v), 1, 8);
     dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
               grid_x, grid_y, params.flags | batch << block_batch_shift});
