@@ -162,8 +162,9 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
     // against 0.657), but not at 2^20 (0.370 against 0.416).
     // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
     // Look-back scans of 2^20 64-bit numbers or more (u64, i64, f64) take chunks of 4 staged tiles,
-    // reduced, then read again to scan them: on the H100 at 2^28 u64 ran at 0.656 of a copy against
-    // 0.473 with the tile in registers (0.581 against 0.452 at 2^24), f64 at 0.647 against 0.527.
+    // all four held in registers through one look-back (device_scan.comp): on the H100 at 2^28 u64
+    // ran at 0.81 of a copy against 0.716 with the chunk read twice and 0.473 with one tile in
+    // registers; f64 0.78 against 0.698.
     // 32-bit items stay in registers (u32 0.68 chunked against 0.76); u32x2 was not measured.
     bool chunk_by_default = !cpu && size_of(type) == 8 && type != Type::u32x2 && count >= chunked_min_items;
     uint32_t chunk_tiles = o.reproducible              ? 1u

@@ -308,7 +308,10 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
                std::to_string(large_tile.workgroup_size) + " x " + std::to_string(large_tile.items_per_invocation) +
                (large_tile.staged ? " staged" : "");
         if (large_tile.look_back_chunk_tiles > 1) {
-            wide += ", chunks of " + std::to_string(large_tile.look_back_chunk_tiles) + " tiles read twice";
+            // (device_scan.comp holds full staged chunks of up to 4 tiles in registers)
+            bool held = large_tile.staged && large_tile.look_back_chunk_tiles <= 4;
+            wide += ", chunks of " + std::to_string(large_tile.look_back_chunk_tiles) + " tiles " +
+                    (held ? "held in registers" : "read twice");
         }
     }
     std::printf("\n## %s (tile %u x %u items%s%s; first call, pipeline creation included: %.0f ms)\n\n",

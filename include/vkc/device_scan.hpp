@@ -37,9 +37,11 @@ struct ScanOptions {
     // Polls of a predecessor that has posted nothing before a tile computes it itself. 0: default (256);
     // at most 65535.
     uint32_t spin_limit = 0;
-    // Tiles one work-group of the look-back scan takes. 1: the tile stays in registers through the
-    // look-back; more: the chunk is reduced from memory first, then read again (mostly from L2) and
-    // scanned, so fewer, longer links join the chain. 0: chosen for the device (Context::scan_tile).
+    // Tiles one work-group of the look-back scan takes, so fewer, longer links join the chain. 1: the
+    // tile stays in registers through the look-back; 2 to 4 full staged tiles of a type loaded as
+    // vectors: all of them stay in registers; more, or a chunk that is partial or not staged: the
+    // chunk is reduced from memory first, then read again (mostly from L2) and scanned.
+    // 0: chosen for the device (Context::scan_tile).
     // The reproducible mode ignores it.
     uint32_t look_back_chunk_tiles = 0;
     // Tile shape: invocations per work-group and items per invocation. 0: chosen for the device

@@ -60,7 +60,7 @@ constexpr uint32_t module_spec_staged = 5;                // block modules: VkBo
 constexpr uint32_t module_spec_scratch_capacity = 6;      // reduce, scans, block: invocations (>= size)
 constexpr uint32_t module_spec_stage_items = 7;           // block modules: items the stage holds
 // Constant 8 is each kernel's own. device_scan: the path a pipeline compiles (0 the look-back scan of
-// a tile in registers, 1 of chunks read twice, 2 reduce and the reproducible scan's passes; the
+// a tile in registers, 1 of chunks of tiles, 2 reduce and the reproducible scan's passes; the
 // default, 0xffffffff, every path, by DeviceScanParams::mode; see device_scan.comp). Block modules:
 // BlockParams::flags compiled in, and in bits 8-11 how many unstaged tiles an invocation loads
 // together, 1 to 8 (the default, 0xffffffff, reads the flags from the push constants, batch 2).
