@@ -295,15 +295,17 @@ TEST_CASE("device scan: reduce's last work-group computing the chunk totals itse
 // Look-back work-groups that take several tiles: chunks of up to 4 full staged tiles stay in
 // registers through the look-back; longer, partial or unstaged chunks are reduced from memory, and
 // read again after the look-back to scan them. The fallback reduces a whole chunk. Chunk counts that
-// do not divide the tiles leave a short last chunk (here partial, so the two ways meet in one scan),
-// and a count of one chunk takes no ticket.
+// do not divide the tiles leave a short last chunk (partial, so the two ways meet in one scan, or of
+// full tiles), and a count of one chunk takes no ticket.
 TEST_CASE("device scan: look-back chunks of several tiles, in registers or read twice") {
     uint64_t seed = 900;
     for (Type t : test::every_type()) {
         Op op = t == Type::u32x2 ? Op::argmax : is_float(t) ? Op::min : Op::add;
         uint64_t tile = tile_of(t);
         for (uint32_t chunk_tiles : {2u, 4u, 5u}) {
-            for (uint64_t n : {7 * tile + seed % 5 + 1, chunk_tiles * tile, 3 * chunk_tiles * tile, tile + 1}) {
+            // ... and a short last chunk of full tiles (of 1 tile for chunks of 2, of 3 for 4 and 5).
+            for (uint64_t n : {7 * tile + seed % 5 + 1, chunk_tiles * tile, 3 * chunk_tiles * tile,
+                               (chunk_tiles + 3) * tile, tile + 1}) {
                 verify::DeviceCase c = make(t, op, n, false, seed % 2 == 0);
                 c.options.look_back_chunk_tiles = chunk_tiles;
                 c.options.force_fallback = seed % 3 == 0;
