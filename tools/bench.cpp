@@ -308,8 +308,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
                std::to_string(large_tile.workgroup_size) + " x " + std::to_string(large_tile.items_per_invocation) +
                (large_tile.staged ? " staged" : "");
         if (large_tile.look_back_chunk_tiles > 1) {
-            // (device_scan.comp holds full staged chunks of up to 4 tiles in registers)
-            bool held = large_tile.staged && large_tile.look_back_chunk_tiles <= 4;
+            bool held = large_tile.staged && large_tile.look_back_chunk_tiles <= look_back_register_chunk_tiles;
             wide += ", chunks of " + std::to_string(large_tile.look_back_chunk_tiles) + " tiles " +
                     (held ? "held in registers" : "read twice");
         }

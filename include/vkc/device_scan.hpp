@@ -38,10 +38,10 @@ struct ScanOptions {
     // at most 65535.
     uint32_t spin_limit = 0;
     // Tiles one work-group of the look-back scan takes, so fewer, longer links join the chain. 1: the
-    // tile stays in registers through the look-back; 2 to 4 full staged tiles of a type loaded as
-    // vectors: all of them stay in registers; more, or a chunk that is partial or not staged: the
-    // chunk is reduced from memory first, then read again (mostly from L2) and scanned.
-    // 0: chosen for the device (Context::scan_tile).
+    // tile stays in registers through the look-back; 2 to look_back_register_chunk_tiles full staged
+    // tiles of a type loaded as vectors: all of them stay in registers; more, or a chunk that is
+    // partial or not staged: the chunk is reduced from memory first, then read again (mostly from L2)
+    // and scanned. 0: chosen for the device (Context::scan_tile).
     // The reproducible mode ignores it.
     uint32_t look_back_chunk_tiles = 0;
     // Tile shape: invocations per work-group and items per invocation. 0: chosen for the device
@@ -79,6 +79,10 @@ struct ScanOptions {
 };
 
 // A tile: work-group size x items per invocation.
+// Look-back chunks of at most this many full staged tiles stay in registers (REGISTER_CHUNK_TILES in
+// shaders/kernels/device_scan.comp, which holds them in that many arrays).
+constexpr uint32_t look_back_register_chunk_tiles = 4;
+
 struct ScanTile {
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;

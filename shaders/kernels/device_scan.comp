@@ -812,11 +812,11 @@ void scan_chunk_tiles(uint chunk, ITEM_TYPE running, bool seeded) {
 }
 
 // A chunk of several tiles (past REGISTER_CHUNK_TILES, partial or not staged): reduced from memory,
-// then read again and scanned. The second read comes
-// soon after the first, mostly from L2, and a full chunk's first tile's loads go out before the
-// look-back, whose wait they then overlap: on the H100 at 2^28 that took u64 from 0.689 of a copy to
-// 0.716 and f64 from 0.680 to 0.696 (prefetching each further tile while the one before is scanned
-// as well cost more registers than it gained: 0.714 and 0.684; results/README.md).
+// then read again and scanned. The second read comes soon after the first, mostly from L2, and a full
+// chunk's first tile's loads go out before the look-back, whose wait they then overlap: on the H100
+// at 2^28 that took u64 from 0.689 of a copy to 0.716 and f64 from 0.680 to 0.696 (prefetching each
+// further tile while the one before is scanned as well cost more registers than it gained: 0.714 and
+// 0.684; results/README.md).
 void scan_chunk_twice(uint chunk) {
     ITEM_TYPE total = reduce_chunk(chunk);
 #if ITEM_VEC_WIDTH > 1
@@ -835,7 +835,7 @@ void scan_chunk_twice(uint chunk) {
 // chunks of 4 tiles of 256 x 8 ran u64 at 0.81 of a copy against 0.716 read twice, f64 at 0.78
 // against 0.698, at 124 registers (chunks of 3: 0.74; of 2: 0.54). The tiles are separate arrays:
 // as an array of arrays NVIDIA's compiler kept them in local memory (2 KiB), at 0.14 of a copy.
-const uint REGISTER_CHUNK_TILES = 4u;
+const uint REGISTER_CHUNK_TILES = 4u; // vkc::look_back_register_chunk_tiles
 #if ITEM_VEC_WIDTH > 1
 bool chunk_in_registers(uint chunk) {
     return staged && end_tile_of(chunk) - first_tile_of(chunk) <= REGISTER_CHUNK_TILES &&
