@@ -166,7 +166,8 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
     // ran at 0.81 of a copy against 0.716 with the chunk read twice and 0.473 with one tile in
     // registers; f64 0.78 against 0.698.
     // 32-bit items stay in registers (u32 0.68 chunked against 0.76); u32x2 was not measured.
-    bool chunk_by_default = !cpu && size_of(type) == 8 && type != Type::u32x2 && count >= chunked_min_items;
+    bool number64 = size_of(type) == 8 && type != Type::u32x2;
+    bool chunk_by_default = !cpu && number64 && count >= chunked_min_items;
     uint32_t chunk_tiles = o.reproducible              ? 1u
                            : o.look_back_chunk_tiles ? o.look_back_chunk_tiles
                            : chunk_by_default        ? default_look_back_chunk_tiles
@@ -189,9 +190,11 @@ ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) con
     bool fits = uint64_t(size) * items * size_of(type) <= 16384 && width > 1;
     // Through shared memory or straight into registers. On the H200 (results/README.md) the look-back
     // scan ran faster with direct blocked vector loads (0.48 of a copy against 0.34) and the
-    // reproducible scan's passes faster staged (0.54 against 0.48). CPUs take the staged path, so the
-    // tests run it at every width.
-    bool staged = o.staged < 0 ? cpu || o.reproducible || chunk_tiles > 1 : o.staged > 0;
+    // reproducible scan's passes faster staged (0.54 against 0.48). The 64-bit numbers' single tiles
+    // (below chunked_min_items) are staged: on the H100 at 2^16 the u64 scan ran at 1.22 to 1.27 of
+    // CUB staged against 1.14 direct, and at 2^18 at 0.427 of a copy against 0.368 (f64 0.425
+    // against 0.395). CPUs take the staged path, so the tests run it at every width.
+    bool staged = o.staged < 0 ? cpu || o.reproducible || chunk_tiles > 1 || number64 : o.staged > 0;
     return {size, items, staged && fits, chunk_tiles};
 }
 
