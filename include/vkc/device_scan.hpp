@@ -51,9 +51,10 @@ struct ScanOptions {
     uint32_t items_per_invocation = 0;
     // Full tiles move between memory and registers through shared memory, for coalesced loads and
     // stores (tiles up to 16 KiB), in the reproducible scan's passes, in look-back chunks of several
-    // tiles, in 64-bit numbers' look-back tiles and in shared-memory modules (reduce: on CPUs). A look-back tile held in registers by a subgroup
-    // module ignores it: each subgroup walks its part of the tile with vector loads that are
-    // coalesced as they are. -1: chosen for the device; 0 off; 1 on.
+    // tiles, in 64-bit numbers' look-back tiles and in shared-memory modules (reduce: on CPUs). A
+    // look-back tile held in registers by a subgroup module ignores it: each subgroup walks its part
+    // of the tile with vector loads that are coalesced as they are. -1: chosen for the device; 0 off;
+    // 1 on.
     int staged = -1;
     // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
     // 0: chosen for the device. Results are reproducible for a fixed value.
