@@ -32,10 +32,10 @@ constexpr uint32_t default_spin_limit = 256;
 // Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
 constexpr uint32_t max_items_per_invocation = 32;
 // Look-back scans of this many 32-bit items or more take a wide tile of 32 items an invocation on
-// GPUs (scan_tile): 224 invocations for integers, 160 for f32.
+// GPUs (choose_tile): 224 invocations for integers, 160 for f32.
 constexpr uint64_t wide_tile_min_items = 1ull << 22;
 constexpr uint32_t wide_tile_integer_invocations = 224, wide_tile_float_invocations = 160;
-// Look-back scans of this many 64-bit numbers or more take chunks of this many tiles on GPUs (scan_tile).
+// Look-back scans of this many 64-bit numbers or more take chunks of this many tiles on GPUs (choose_tile).
 constexpr uint64_t chunked_min_items = 1ull << 20;
 constexpr uint32_t default_look_back_chunk_tiles = 4;
 // Host arrays go to the device this many bytes at a time by default.
@@ -54,13 +54,63 @@ bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
-// Reduce's tile: reduce takes no look-back, so its tile ignores the options' look-back chunks, and
-// on GPUs it is not staged, as the 64-bit look-back tiles are: staged, u64 reduces on the H100 ran
-// at 0.56 of a read at 2^22 against 0.74 and 0.51 at 2^20 against 0.58 (results/README.md).
-ScanTile reduce_tile(const Context& ctx, Type type, ScanOptions o) {
-    o.look_back_chunk_tiles = 0;
-    if (o.staged < 0 && !o.reproducible && ctx.device().type != VK_PHYSICAL_DEVICE_TYPE_CPU) o.staged = 0;
-    return ctx.scan_tile(type, o);
+enum class TileUse { look_back_scan, reduce };
+// The tile for a scan of `count` items (0: any count), or for a reduce (which takes no look-back).
+ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uint64_t count, TileUse use) {
+    bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    // GPUs: 256 invocations x 64 bytes of items (16 x 32-bit, 8 x 64-bit), except look-back scans of
+    // 2^22 32-bit items or more, which take 32 items an invocation. On the H100 (results/README.md)
+    // 128 x 32 ran the u32 scan at 0.733 of a copy against 0.710 for 256 x 16 at 2^28 and f32 at
+    // 0.714 against 0.650 (but slower in reduce and the reproducible passes). Wider work-groups keep
+    // more of the tile in flight per SM, where registers allow: u32 at 2^28 ran at 0.803 of a copy with
+    // 128, 0.806 with 160, 0.812 with 192 and 0.814 with 224 invocations; f32 at 0.790, 0.797, 0.743
+    // and 0.690 (its tile takes more registers: at 192 and up fewer work-groups fit an SM). u32 in
+    // 224 x 32 also ran faster than 256 x 16 at 2^22 (0.532 of a copy against 0.460) and 2^24 (0.745
+    // against 0.657), but not at 2^20 (0.370 against 0.416).
+    // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
+    // Look-back scans of 2^20 64-bit numbers or more (u64, i64, f64) take chunks of 4 staged tiles,
+    // all four held in registers through one look-back (device_scan.comp): on the H100 at 2^28 u64
+    // ran at 0.81 of a copy against 0.716 with the chunk read twice and 0.473 with one tile in
+    // registers; f64 0.78 against 0.698.
+    // 32-bit items stay in registers (u32 0.68 chunked against 0.76); u32x2 was not measured.
+    bool number64 = size_of(type) == 8 && type != Type::u32x2;
+    bool chunk_by_default = !cpu && number64 && count >= chunked_min_items;
+    uint32_t chunk_tiles = o.reproducible || use == TileUse::reduce ? 1u
+                           : o.look_back_chunk_tiles                 ? o.look_back_chunk_tiles
+                           : chunk_by_default                        ? default_look_back_chunk_tiles
+                                                                     : 1u;
+    bool wide_tile = !cpu && size_of(type) == 4 && !o.reproducible && count >= wide_tile_min_items &&
+                     !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
+    uint32_t wide_size = type == Type::f32 ? wide_tile_float_invocations : wide_tile_integer_invocations;
+    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : wide_tile ? wide_size : 256u;
+    uint32_t lanes = std::max(1u, dev.max_subgroup_size);
+    size = uint32_t(round_up(size, lanes));
+    size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));
+    if (size % lanes) size -= size % lanes;
+    if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
+    uint32_t width = vector_width(type);
+    uint32_t items = o.items_per_invocation ? o.items_per_invocation
+                     : cpu                  ? 4u
+                     : wide_tile            ? 32u
+                                            : uint32_t(std::clamp<size_t>(64 / size_of(type), 1, 16));
+    items = std::min(max_items_per_invocation, uint32_t(round_up(std::max(items, 1u), width)));
+    bool fits = uint64_t(size) * items * size_of(type) <= 16384 && width > 1;
+    // Through shared memory or straight into registers. On the H200 (results/README.md) the look-back
+    // scan ran faster with direct blocked vector loads (0.48 of a copy against 0.34) and the
+    // reproducible scan's passes faster staged (0.54 against 0.48). The 64-bit numbers' single
+    // look-back tiles (below chunked_min_items) are staged: on the H100 at 2^16 the u64 scan ran at
+    // 1.22 to 1.27 of CUB staged against 1.14 direct, and at 2^18 at 0.427 of a copy against 0.368
+    // (f64 0.425 against 0.395). Their reduce tiles are not: staged, u64 reduces ran at 0.56 of a
+    // read at 2^22 against 0.74 and 0.51 at 2^20 against 0.58. CPUs take the staged path, so the
+    // tests run it at every width.
+    bool staged_by_default =
+        cpu || o.reproducible || chunk_tiles > 1 || (number64 && use == TileUse::look_back_scan);
+    bool staged = o.staged < 0 ? staged_by_default : o.staged > 0;
+    return {size, items, staged && fits, chunk_tiles};
+}
+// Reduce's tile: reduce takes no look-back, so its tile ignores the options' look-back chunks.
+ScanTile reduce_tile(const Context& ctx, Type type, const ScanOptions& o) {
+    return choose_tile(ctx.device(), type, o, 0, TileUse::reduce);
 }
 // The Context's own scratch is zeroed when made and kept zeroed (scratch_for).
 ScanOptions on_own_scratch(ScanOptions o) {
@@ -152,53 +202,7 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
 }
 
 ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
-    const DeviceInfo& dev = impl_->info;
-    bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    // GPUs: 256 invocations x 64 bytes of items (16 x 32-bit, 8 x 64-bit), except look-back scans of
-    // 2^22 32-bit items or more, which take 32 items an invocation. On the H100 (results/README.md)
-    // 128 x 32 ran the u32 scan at 0.733 of a copy against 0.710 for 256 x 16 at 2^28 and f32 at
-    // 0.714 against 0.650 (but slower in reduce and the reproducible passes). Wider work-groups keep
-    // more of the tile in flight per SM, where registers allow: u32 at 2^28 ran at 0.803 of a copy with
-    // 128, 0.806 with 160, 0.812 with 192 and 0.814 with 224 invocations; f32 at 0.790, 0.797, 0.743
-    // and 0.690 (its tile takes more registers: at 192 and up fewer work-groups fit an SM). u32 in
-    // 224 x 32 also ran faster than 256 x 16 at 2^22 (0.532 of a copy against 0.460) and 2^24 (0.745
-    // against 0.657), but not at 2^20 (0.370 against 0.416).
-    // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
-    // Look-back scans of 2^20 64-bit numbers or more (u64, i64, f64) take chunks of 4 staged tiles,
-    // all four held in registers through one look-back (device_scan.comp): on the H100 at 2^28 u64
-    // ran at 0.81 of a copy against 0.716 with the chunk read twice and 0.473 with one tile in
-    // registers; f64 0.78 against 0.698.
-    // 32-bit items stay in registers (u32 0.68 chunked against 0.76); u32x2 was not measured.
-    bool number64 = size_of(type) == 8 && type != Type::u32x2;
-    bool chunk_by_default = !cpu && number64 && count >= chunked_min_items;
-    uint32_t chunk_tiles = o.reproducible              ? 1u
-                           : o.look_back_chunk_tiles ? o.look_back_chunk_tiles
-                           : chunk_by_default        ? default_look_back_chunk_tiles
-                                                     : 1u;
-    bool wide_tile = !cpu && size_of(type) == 4 && !o.reproducible && count >= wide_tile_min_items &&
-                     !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
-    uint32_t wide_size = type == Type::f32 ? wide_tile_float_invocations : wide_tile_integer_invocations;
-    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : wide_tile ? wide_size : 256u;
-    uint32_t lanes = std::max(1u, dev.max_subgroup_size);
-    size = uint32_t(round_up(size, lanes));
-    size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));
-    if (size % lanes) size -= size % lanes;
-    if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
-    uint32_t width = vector_width(type);
-    uint32_t items = o.items_per_invocation ? o.items_per_invocation
-                     : cpu                  ? 4u
-                     : wide_tile            ? 32u
-                                            : uint32_t(std::clamp<size_t>(64 / size_of(type), 1, 16));
-    items = std::min(max_items_per_invocation, uint32_t(round_up(std::max(items, 1u), width)));
-    bool fits = uint64_t(size) * items * size_of(type) <= 16384 && width > 1;
-    // Through shared memory or straight into registers. On the H200 (results/README.md) the look-back
-    // scan ran faster with direct blocked vector loads (0.48 of a copy against 0.34) and the
-    // reproducible scan's passes faster staged (0.54 against 0.48). The 64-bit numbers' single tiles
-    // (below chunked_min_items) are staged: on the H100 at 2^16 the u64 scan ran at 1.22 to 1.27 of
-    // CUB staged against 1.14 direct, and at 2^18 at 0.427 of a copy against 0.368 (f64 0.425
-    // against 0.395). CPUs take the staged path, so the tests run it at every width.
-    bool staged = o.staged < 0 ? cpu || o.reproducible || chunk_tiles > 1 || number64 : o.staged > 0;
-    return {size, items, staged && fits, chunk_tiles};
+    return choose_tile(impl_->info, type, o, count, TileUse::look_back_scan);
 }
 
 namespace {
