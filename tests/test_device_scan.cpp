@@ -253,7 +253,8 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
             test::expect_pass(c);
         }
     }
-    // Tiles of 32 32-bit items an invocation (GPUs' large scans) read the look-back's first round early.
+    // Tiles of 32 32-bit items an invocation (GPUs' large scans) take the look-back's first round while
+    // their loads are in flight (scan_tile_raked in device_scan.comp).
     for (Type t : {Type::u32, Type::f32}) {
         for (bool in_place : {false, true}) {
             verify::DeviceCase c = make(t, t == Type::f32 ? Op::max : Op::add, 0, false, seed % 2 == 0);

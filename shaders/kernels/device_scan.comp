@@ -451,56 +451,48 @@ void read_entry(uint chunk, int mine, out uint flag, out ITEM_TYPE value) {
 uint look_back_window() { return clamp(params.spin_limit >> 16u, 1u, VKC_WORKGROUP_SIZE); }
 uint look_back_distance() { return VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex; }
 
-// The look-back's first round of reads, issued early by a tile that has other work to do while they
-// are in flight; look_back(chunk, true) takes them in its first round.
-uint first_round_flag;
-ITEM_TYPE first_round_value;
-void read_first_round(uint chunk) {
-    first_round_flag = STATUS_UNREAD;
-    first_round_value = ITEM_IDENTITY;
-    uint distance = look_back_distance();
-    if (chunk > 0u && distance < look_back_window()) {
-        read_entry(chunk, int(chunk) - 1 - int(distance), first_round_flag, first_round_value);
-    }
+// The look-back's state between calls of look_back_rounds, so that a tile can start it while its own
+// loads are in flight (scan_tile_raked) and go on once it has posted its aggregate.
+struct LookBack {
+    ITEM_TYPE acc; // op over chunks (nearest, chunk), where `have`
+    bool have;
+    int nearest;   // the nearest chunk not yet folded in
+    uint reach;    // chunks read this round: the window, or 1 while polling a silent one
+    uint polls, fallbacks, round;
+};
+LookBack look_back_begin(uint chunk) {
+    return LookBack(ITEM_IDENTITY, false, int(chunk) - 1, look_back_window(), 0u, 0u, 0u);
 }
 
-// The exclusive prefix of `chunk` (> 0), in every invocation: op over every earlier chunk, and the carry in.
-// `first_round_read`: read_first_round(chunk) has read the first round.
-ITEM_TYPE look_back(uint chunk, bool first_round_read) {
+// Look-back rounds of `chunk` (> 0) until it has its exclusive prefix (returns true, with it in
+// lb.acc) or round `round_end` is reached (returns false). Uniform.
+const uint LOOK_BACK_TO_END = 0xffffffffu; // a round_end: until the prefix is found
+bool look_back_rounds(uint chunk, inout LookBack lb, uint round_end) {
     const uint window = look_back_window();
     const uint spin_limit = params.spin_limit & 0xffffu;
     const uint distance = look_back_distance();
     bool forced = has_flag(FLAG_FORCE_FALLBACK);
-    bool have = false;
-    ITEM_TYPE acc = ITEM_IDENTITY; // op over chunks (nearest, chunk)
-    int nearest = int(chunk) - 1;   // the nearest chunk not yet folded in
-    uint reach = window;            // chunks read this round: the window, or 1 while polling a silent one
-    uint polls = 0u, fallbacks = 0u;
     // Every round either folds in at least one chunk or polls (at most spin_limit times for one silent
     // chunk), so this bound is never reached by a correct run; it guarantees the loop ends whatever the
     // device does, and past it the prefix is computed from the input outright.
     const uint max_rounds = (chunk + 1u) * (spin_limit + 2u);
-    for (uint round = 0u; round < max_rounds; ++round) {
+    for (; lb.round < max_rounds && lb.round < round_end; ++lb.round) {
+        uint round = lb.round;
         uint half_at = (round & 1u) * VKC_WORKGROUP_SIZE;
         uint slot = round % 3u;
-        int mine = nearest - int(distance);
+        int mine = lb.nearest - int(distance);
         uint flag = STATUS_UNREAD;
         ITEM_TYPE value = ITEM_IDENTITY;
-        if (distance < reach) {
-            if (round == 0u && first_round_read) {
-                flag = first_round_flag;
-                value = first_round_value;
-            } else {
-                read_entry(chunk, mine, flag, value);
-            }
+        if (distance < lb.reach) {
+            read_entry(chunk, mine, flag, value);
             window_flags[half_at + distance] = flag;
             if (flag != STATUS_AGGREGATE) {
                 atomicMin(window_cut[slot], distance);
             }
         }
         barrier();
-        uint cut = min(window_cut[slot], reach); // == reach: every entry read was an aggregate
-        uint cut_flag = cut < reach ? window_flags[half_at + cut] : STATUS_UNREAD;
+        uint cut = min(window_cut[slot], lb.reach); // == reach: every entry read was an aggregate
+        uint cut_flag = cut < lb.reach ? window_flags[half_at + cut] : STATUS_UNREAD;
         if (gl_LocalInvocationIndex == 0u) {
             window_cut[(round + 2u) % 3u] = VKC_WORKGROUP_SIZE;
         }
@@ -510,32 +502,32 @@ ITEM_TYPE look_back(uint chunk, bool first_round_read) {
         if (folded > 0u) { // uniform
             ITEM_TYPE part, unused;
             VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(distance < folded ? value : ITEM_IDENTITY, unused, part);
-            acc = have ? ITEM_COMBINE(part, acc) : part;
-            have = true;
-            nearest -= int(folded);
-            polls = 0u;
+            lb.acc = lb.have ? ITEM_COMBINE(part, lb.acc) : part;
+            lb.have = true;
+            lb.nearest -= int(folded);
+            lb.polls = 0u;
         }
         if (cut_flag == STATUS_PREFIX) {
-            count_look_back(round + 1u, chunk - 1u - uint(nearest), fallbacks);
-            return acc;
+            count_look_back(round + 1u, chunk - 1u - uint(lb.nearest), lb.fallbacks);
+            return true;
         }
         if (cut_flag == STATUS_UNREAD) {
-            reach = window;
+            lb.reach = window;
             continue;
         }
-        // nearest is now the silent chunk: poll it alone.
-        reach = 1u;
-        if (polls < spin_limit && !(forced && nearest == int(chunk) - 1)) {
-            ++polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
+        // lb.nearest is now the silent chunk: poll it alone.
+        lb.reach = 1u;
+        if (lb.polls < spin_limit && !(forced && lb.nearest == int(chunk) - 1)) {
+            ++lb.polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
             continue;
         }
         // The fallback: compute the silent chunk's total ourselves.
-        uint lost = uint(nearest);
+        uint lost = uint(lb.nearest);
         ITEM_TYPE computed = reduce_chunk_input(lost);
-        ++fallbacks;
+        ++lb.fallbacks;
         if (has_flag(FLAG_IN_PLACE)) {
             // In place, the chunk may have posted and overwritten its input while we read it. It
-            // posts before it stores (the device-scope barrier in chunk_prefix), so if any item read
+            // posts before it stores (the device-scope barrier in chunk_prefix_from), so if any item read
             // was overwritten, a status read after the items (through `computed`, which every item
             // feeds) shows the post, and the posted value wins.
             if (gl_LocalInvocationIndex == 0u) {
@@ -546,18 +538,22 @@ ITEM_TYPE look_back(uint chunk, bool first_round_read) {
             ITEM_TYPE posted = recheck_value;
             barrier(); // read before a later round writes them
             if (again == STATUS_PREFIX) {
-                count_look_back(round + 1u, chunk - lost, fallbacks);
-                return have ? ITEM_COMBINE(posted, acc) : posted;
+                count_look_back(round + 1u, chunk - lost, lb.fallbacks);
+                lb.acc = lb.have ? ITEM_COMBINE(posted, lb.acc) : posted;
+                return true;
             }
             if (again == STATUS_AGGREGATE) {
                 computed = posted;
             }
         }
-        acc = have ? ITEM_COMBINE(computed, acc) : computed;
-        have = true;
-        nearest = int(lost) - 1;
-        reach = window;
-        polls = 0u;
+        lb.acc = lb.have ? ITEM_COMBINE(computed, lb.acc) : computed;
+        lb.have = true;
+        lb.nearest = int(lost) - 1;
+        lb.reach = window;
+        lb.polls = 0u;
+    }
+    if (round_end != LOOK_BACK_TO_END && lb.round < max_rounds) { // (folded away for the whole look-back)
+        return false;
     }
     // Not reached in a correct run (see max_rounds): op over the input before this chunk, and the carry.
     ITEM_TYPE all = carry_in();
@@ -567,7 +563,8 @@ ITEM_TYPE look_back(uint chunk, bool first_round_read) {
         all = started ? ITEM_COMBINE(all, part) : part;
         started = true;
     }
-    return all;
+    lb.acc = all;
+    return true;
 }
 
 // The chunk's aggregate, for its successors' look-backs. Chunk 0 posts its inclusive prefix at once,
@@ -581,14 +578,20 @@ void post_aggregate(uint chunk, ITEM_TYPE aggregate) {
 
 // Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
 // every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
-// `early`: the aggregate is posted and the look-back's first round read already (read_first_round).
-ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, bool early, out bool seeded) {
+// `lb`: the look-back, begun (look_back_begin) and perhaps taken some rounds by the caller;
+// `early_prefix`: those rounds found the prefix, so successors will find the inclusive prefix and the
+// aggregate is not posted; `aggregate_posted`: the caller has posted it.
+ITEM_TYPE chunk_prefix_from(uint chunk, ITEM_TYPE aggregate, inout LookBack lb, bool early_prefix,
+                            bool aggregate_posted, out bool seeded) {
     bool last = chunk == params.chunks - 1u;
     seeded = chunk > 0u || carry_in_present();
-    if (!early) {
+    if (!early_prefix && !aggregate_posted) {
         post_aggregate(chunk, aggregate);
     }
-    ITEM_TYPE exclusive = chunk > 0u ? look_back(chunk, early) : carry_in();
+    if (chunk > 0u && !early_prefix) {
+        look_back_rounds(chunk, lb, LOOK_BACK_TO_END);
+    }
+    ITEM_TYPE exclusive = chunk > 0u ? lb.acc : carry_in();
     if (gl_LocalInvocationIndex == 0u) {
         ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
         if (last) {
@@ -603,6 +606,10 @@ ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, bool early, out bool see
         controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
     }
     return exclusive;
+}
+ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, out bool seeded) {
+    LookBack lb = look_back_begin(chunk);
+    return chunk_prefix_from(chunk, aggregate, lb, false, false, seeded);
 }
 
 // ---- the look-back scan's tiles ------------------------------------------------------------------
@@ -675,6 +682,21 @@ void scan_tile_raked(uint tile) {
             }
         }
     }
+    // Tiles of 8 rounds or more (the wide tiles of large scans) take the look-back's first round now,
+    // while the loads above are in flight, before there is an aggregate to post: what predecessors
+    // have posted by then is folded in, and a tile that finds an inclusive prefix posts its own at
+    // once, with no aggregate and no rounds after its loads. Successors then find prefixes nearer and
+    // walk back less. On the H100 at 2^28 that took u32 224 x 32 tiles from 0.815 of a copy to 0.877
+    // and f32 160 x 32 from 0.797 to 0.856 (two early rounds 0.857 for u32, four 0.792), against the
+    // first round's reads issued after the aggregate was posted. The 256 x 16 tiles of smaller scans
+    // lost with it (u32 at 2^20 0.405 -> 0.370), and so did the 64-bit chunks held in registers
+    // (u64 at 2^28 0.829 -> 0.753), so they look back after posting their aggregate.
+    const bool early_look_back = EARLY_AGGREGATE && rounds >= 8u;
+    LookBack lb = look_back_begin(tile);
+    bool early_prefix = false;
+    if (early_look_back && tile > 0u) {
+        early_prefix = look_back_rounds(tile, lb, 1u);
+    }
     // Per round: the lane's vector scanned in place (inclusive), and what comes before the lane
     // within the subgroup's part: earlier rounds, then earlier lanes of this round.
     ITEM_TYPE before_lane[VKC_ITEMS / ITEM_VEC_WIDTH];
@@ -705,23 +727,21 @@ void scan_tile_raked(uint tile) {
         before_subgroup = s == subgroup ? aggregate : before_subgroup;
         aggregate = ITEM_COMBINE(aggregate, subgroup_totals[s]);
     }
-    // Tiles of 8 rounds or more also issue the look-back's first reads before the lanes' scans, which
-    // then run while those reads are in flight. On the H100 that took 128 x 32 tiles (then taken from 2^26
-    // 32-bit items) from 0.79 to 0.80 of a copy for u32 at 2^28 and from 0.76 to 0.79 for f32; at 4
-    // rounds (256 x 16, the smaller scans) it cost 5 %, and u32 7 more registers (results/README.md).
-    const bool early_reads = EARLY_AGGREGATE && rounds >= 8u;
-    if (early_reads) {
-        post_aggregate(tile, aggregate);
-        read_first_round(tile);
+    // A tile that looked back early posts its aggregate (unless it has its prefix already) before the
+    // lanes' scans, which then run while the look-back's reads are in flight.
+    if (early_look_back) {
+        if (!early_prefix) {
+            post_aggregate(tile, aggregate);
+        }
         join_rounds(lane, v, before_lane);
     }
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, early_reads, seeded);
+    ITEM_TYPE prefix = chunk_prefix_from(tile, aggregate, lb, early_prefix, early_look_back, seeded);
     if (subgroup > 0u) {
         prefix = seeded ? ITEM_COMBINE(prefix, before_subgroup) : before_subgroup;
         seeded = true;
     }
-    if (EARLY_AGGREGATE && !early_reads) {
+    if (EARLY_AGGREGATE && !early_look_back) {
         join_rounds(lane, v, before_lane);
     }
     bool inclusive = !has_flag(FLAG_EXCLUSIVE);
@@ -758,7 +778,7 @@ void scan_tile_blocked(uint tile) {
     VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE), VKC_PREFIX_NONE, ITEM_IDENTITY,
                                              aggregate, unused);
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, false, seeded);
+    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, seeded);
     if (seeded) {
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = ITEM_COMBINE(prefix, items[i]);
@@ -825,7 +845,7 @@ void scan_chunk_twice(uint chunk) {
     }
 #endif
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(chunk, total, false, seeded);
+    ITEM_TYPE prefix = chunk_prefix(chunk, total, seeded);
     scan_chunk_tiles(chunk, prefix, seeded);
 }
 
@@ -879,7 +899,7 @@ void scan_chunk_in_registers(uint chunk) {
     if (tiles > 2u) unpack_and_scan(x2, i2, false, total, b2);
     if (tiles > 3u) unpack_and_scan(x3, i3, false, total, b3);
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(chunk, total, false, seeded);
+    ITEM_TYPE prefix = chunk_prefix(chunk, total, seeded);
     seed_and_store(t, i0, true, prefix, seeded, b0);
     if (tiles > 1u) seed_and_store(t + 1u, i1, false, prefix, seeded, b1);
     if (tiles > 2u) seed_and_store(t + 2u, i2, false, prefix, seeded, b2);
