@@ -451,39 +451,76 @@ void read_entry(uint chunk, int mine, out uint flag, out ITEM_TYPE value) {
 uint look_back_window() { return clamp(params.spin_limit >> 16u, 1u, VKC_WORKGROUP_SIZE); }
 uint look_back_distance() { return VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex; }
 
-// The look-back's state between calls of look_back_rounds, so that a tile can start it while its own
-// loads are in flight (scan_tile_raked) and go on once it has posted its aggregate.
-struct LookBack {
+// Where a look-back starts: nothing folded yet, or what look_back_first_round folded.
+struct LookBackStart {
     ITEM_TYPE acc; // op over chunks (nearest, chunk), where `have`
     bool have;
     int nearest;   // the nearest chunk not yet folded in
-    uint reach;    // chunks read this round: the window, or 1 while polling a silent one
-    uint polls, fallbacks, round;
+    uint round;    // the next round (window_flags and window_cut rotate by it)
 };
-LookBack look_back_begin(uint chunk) {
-    return LookBack(ITEM_IDENTITY, false, int(chunk) - 1, look_back_window(), 0u, 0u, 0u);
+LookBackStart look_back_begin(uint chunk) { return LookBackStart(ITEM_IDENTITY, false, int(chunk) - 1, 0u); }
+
+// The look-back's first round alone, for a tile whose own loads are still in flight (scan_tile_raked):
+// one window of predecessors read, the aggregates in front of the nearest other entry folded, and an
+// inclusive prefix there folded too. Returns true with the exclusive prefix in start.acc if it found
+// one; else `start` is where look_back goes on (polling and the fallback are look_back's). Uniform.
+bool look_back_first_round(uint chunk, out LookBackStart start) {
+    const uint window = look_back_window();
+    const uint distance = look_back_distance();
+    start = look_back_begin(chunk);
+    start.round = 1u;
+    uint flag = STATUS_UNREAD;
+    ITEM_TYPE value = ITEM_IDENTITY;
+    if (distance < window) {
+        read_entry(chunk, start.nearest - int(distance), flag, value);
+        window_flags[distance] = flag; // round 0's half
+        if (flag != STATUS_AGGREGATE) {
+            atomicMin(window_cut[0], distance);
+        }
+    }
+    barrier();
+    uint cut = min(window_cut[0], window);
+    uint cut_flag = cut < window ? window_flags[cut] : STATUS_UNREAD;
+    if (gl_LocalInvocationIndex == 0u) {
+        window_cut[2] = VKC_WORKGROUP_SIZE; // as round 0 of look_back would
+    }
+    uint folded = cut_flag == STATUS_PREFIX ? cut + 1u : cut;
+    if (folded > 0u) { // uniform
+        ITEM_TYPE unused;
+        VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(distance < folded ? value : ITEM_IDENTITY, unused, start.acc);
+        start.have = true;
+        start.nearest -= int(folded);
+    }
+    if (cut_flag == STATUS_PREFIX) {
+        count_look_back(1u, chunk - 1u - uint(start.nearest), 0u);
+        return true;
+    }
+    return false;
 }
 
-// Look-back rounds of `chunk` (> 0) until it has its exclusive prefix (returns true, with it in
-// lb.acc) or round `round_end` is reached (returns false). Uniform.
-const uint LOOK_BACK_TO_END = 0xffffffffu; // a round_end: until the prefix is found
-bool look_back_rounds(uint chunk, inout LookBack lb, uint round_end) {
+// The exclusive prefix of `chunk` (> 0), in every invocation: op over every earlier chunk, and the carry
+// in; from `start`, where look_back_first_round has taken the first round, else look_back_begin(chunk).
+ITEM_TYPE look_back(uint chunk, LookBackStart start) {
     const uint window = look_back_window();
     const uint spin_limit = params.spin_limit & 0xffffu;
     const uint distance = look_back_distance();
     bool forced = has_flag(FLAG_FORCE_FALLBACK);
+    bool have = start.have;
+    ITEM_TYPE acc = start.acc; // op over chunks (nearest, chunk)
+    int nearest = start.nearest; // the nearest chunk not yet folded in
+    uint reach = window;            // chunks read this round: the window, or 1 while polling a silent one
+    uint polls = 0u, fallbacks = 0u;
     // Every round either folds in at least one chunk or polls (at most spin_limit times for one silent
     // chunk), so this bound is never reached by a correct run; it guarantees the loop ends whatever the
     // device does, and past it the prefix is computed from the input outright.
     const uint max_rounds = (chunk + 1u) * (spin_limit + 2u);
-    for (; lb.round < max_rounds && lb.round < round_end; ++lb.round) {
-        uint round = lb.round;
+    for (uint round = start.round; round < max_rounds; ++round) {
         uint half_at = (round & 1u) * VKC_WORKGROUP_SIZE;
         uint slot = round % 3u;
-        int mine = lb.nearest - int(distance);
+        int mine = nearest - int(distance);
         uint flag = STATUS_UNREAD;
         ITEM_TYPE value = ITEM_IDENTITY;
-        if (distance < lb.reach) {
+        if (distance < reach) {
             read_entry(chunk, mine, flag, value);
             window_flags[half_at + distance] = flag;
             if (flag != STATUS_AGGREGATE) {
@@ -491,8 +528,8 @@ bool look_back_rounds(uint chunk, inout LookBack lb, uint round_end) {
             }
         }
         barrier();
-        uint cut = min(window_cut[slot], lb.reach); // == reach: every entry read was an aggregate
-        uint cut_flag = cut < lb.reach ? window_flags[half_at + cut] : STATUS_UNREAD;
+        uint cut = min(window_cut[slot], reach); // == reach: every entry read was an aggregate
+        uint cut_flag = cut < reach ? window_flags[half_at + cut] : STATUS_UNREAD;
         if (gl_LocalInvocationIndex == 0u) {
             window_cut[(round + 2u) % 3u] = VKC_WORKGROUP_SIZE;
         }
@@ -502,32 +539,32 @@ bool look_back_rounds(uint chunk, inout LookBack lb, uint round_end) {
         if (folded > 0u) { // uniform
             ITEM_TYPE part, unused;
             VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(distance < folded ? value : ITEM_IDENTITY, unused, part);
-            lb.acc = lb.have ? ITEM_COMBINE(part, lb.acc) : part;
-            lb.have = true;
-            lb.nearest -= int(folded);
-            lb.polls = 0u;
+            acc = have ? ITEM_COMBINE(part, acc) : part;
+            have = true;
+            nearest -= int(folded);
+            polls = 0u;
         }
         if (cut_flag == STATUS_PREFIX) {
-            count_look_back(round + 1u, chunk - 1u - uint(lb.nearest), lb.fallbacks);
-            return true;
+            count_look_back(round + 1u, chunk - 1u - uint(nearest), fallbacks);
+            return acc;
         }
         if (cut_flag == STATUS_UNREAD) {
-            lb.reach = window;
+            reach = window;
             continue;
         }
-        // lb.nearest is now the silent chunk: poll it alone.
-        lb.reach = 1u;
-        if (lb.polls < spin_limit && !(forced && lb.nearest == int(chunk) - 1)) {
-            ++lb.polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
+        // nearest is now the silent chunk: poll it alone.
+        reach = 1u;
+        if (polls < spin_limit && !(forced && nearest == int(chunk) - 1)) {
+            ++polls; // (a back-off between polls, as CUB sleeps, measured no faster on the H200)
             continue;
         }
         // The fallback: compute the silent chunk's total ourselves.
-        uint lost = uint(lb.nearest);
+        uint lost = uint(nearest);
         ITEM_TYPE computed = reduce_chunk_input(lost);
-        ++lb.fallbacks;
+        ++fallbacks;
         if (has_flag(FLAG_IN_PLACE)) {
             // In place, the chunk may have posted and overwritten its input while we read it. It
-            // posts before it stores (the device-scope barrier in chunk_prefix_from), so if any item read
+            // posts before it stores (the device-scope barrier in chunk_prefix), so if any item read
             // was overwritten, a status read after the items (through `computed`, which every item
             // feeds) shows the post, and the posted value wins.
             if (gl_LocalInvocationIndex == 0u) {
@@ -538,22 +575,18 @@ bool look_back_rounds(uint chunk, inout LookBack lb, uint round_end) {
             ITEM_TYPE posted = recheck_value;
             barrier(); // read before a later round writes them
             if (again == STATUS_PREFIX) {
-                count_look_back(round + 1u, chunk - lost, lb.fallbacks);
-                lb.acc = lb.have ? ITEM_COMBINE(posted, lb.acc) : posted;
-                return true;
+                count_look_back(round + 1u, chunk - lost, fallbacks);
+                return have ? ITEM_COMBINE(posted, acc) : posted;
             }
             if (again == STATUS_AGGREGATE) {
                 computed = posted;
             }
         }
-        lb.acc = lb.have ? ITEM_COMBINE(computed, lb.acc) : computed;
-        lb.have = true;
-        lb.nearest = int(lost) - 1;
-        lb.reach = window;
-        lb.polls = 0u;
-    }
-    if (round_end != LOOK_BACK_TO_END && lb.round < max_rounds) { // (folded away for the whole look-back)
-        return false;
+        acc = have ? ITEM_COMBINE(computed, acc) : computed;
+        have = true;
+        nearest = int(lost) - 1;
+        reach = window;
+        polls = 0u;
     }
     // Not reached in a correct run (see max_rounds): op over the input before this chunk, and the carry.
     ITEM_TYPE all = carry_in();
@@ -563,8 +596,7 @@ bool look_back_rounds(uint chunk, inout LookBack lb, uint round_end) {
         all = started ? ITEM_COMBINE(all, part) : part;
         started = true;
     }
-    lb.acc = all;
-    return true;
+    return all;
 }
 
 // The chunk's aggregate, for its successors' look-backs. Chunk 0 posts its inclusive prefix at once,
@@ -576,22 +608,9 @@ void post_aggregate(uint chunk, ITEM_TYPE aggregate) {
     }
 }
 
-// Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
-// every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
-// `lb`: the look-back, begun (look_back_begin) and perhaps taken some rounds by the caller;
-// `early_prefix`: those rounds found the prefix, so successors will find the inclusive prefix and the
-// aggregate is not posted; `aggregate_posted`: the caller has posted it.
-ITEM_TYPE chunk_prefix_from(uint chunk, ITEM_TYPE aggregate, inout LookBack lb, bool early_prefix,
-                            bool aggregate_posted, out bool seeded) {
-    bool last = chunk == params.chunks - 1u;
-    seeded = chunk > 0u || carry_in_present();
-    if (!early_prefix && !aggregate_posted) {
-        post_aggregate(chunk, aggregate);
-    }
-    if (chunk > 0u && !early_prefix) {
-        look_back_rounds(chunk, lb, LOOK_BACK_TO_END);
-    }
-    ITEM_TYPE exclusive = chunk > 0u ? lb.acc : carry_in();
+// The chunk's inclusive prefix posted (or, for the `last` chunk, left as the carry out), from its
+// exclusive prefix (`seeded`: there is one). Uniform.
+void post_prefix(uint chunk, bool last, ITEM_TYPE exclusive, ITEM_TYPE aggregate, bool seeded) {
     if (gl_LocalInvocationIndex == 0u) {
         ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
         if (last) {
@@ -605,11 +624,17 @@ ITEM_TYPE chunk_prefix_from(uint chunk, ITEM_TYPE aggregate, inout LookBack lb, 
         // a look-back that read overwritten items finds the post when it reads the status again.
         controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
     }
-    return exclusive;
 }
+
+// Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
+// every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
 ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, out bool seeded) {
-    LookBack lb = look_back_begin(chunk);
-    return chunk_prefix_from(chunk, aggregate, lb, false, false, seeded);
+    bool last = chunk == params.chunks - 1u;
+    seeded = chunk > 0u || carry_in_present();
+    post_aggregate(chunk, aggregate);
+    ITEM_TYPE exclusive = chunk > 0u ? look_back(chunk, look_back_begin(chunk)) : carry_in();
+    post_prefix(chunk, last, exclusive, aggregate, seeded);
+    return exclusive;
 }
 
 // ---- the look-back scan's tiles ------------------------------------------------------------------
@@ -686,16 +711,20 @@ void scan_tile_raked(uint tile) {
     // while the loads above are in flight, before there is an aggregate to post: what predecessors
     // have posted by then is folded in, and a tile that finds an inclusive prefix posts its own at
     // once, with no aggregate and no rounds after its loads. Successors then find prefixes nearer and
-    // walk back less. On the H100 at 2^28 that took u32 224 x 32 tiles from 0.815 of a copy to 0.877
-    // and f32 160 x 32 from 0.797 to 0.856 (two early rounds 0.857 for u32, four 0.792), against the
-    // first round's reads issued after the aggregate was posted. The 256 x 16 tiles of smaller scans
-    // lost with it (u32 at 2^20 0.405 -> 0.370), and so did the 64-bit chunks held in registers
-    // (u64 at 2^28 0.829 -> 0.753), so they look back after posting their aggregate.
+    // walk back less. On the H100 at 2^28 an earlier form of this (one look-back loop whose state was
+    // kept between calls) took u32 224 x 32 tiles from 0.815 of a copy to 0.877 and f32 160 x 32 from
+    // 0.797 to 0.856 (two early rounds: u32 0.857; four: 0.792), against the first round's reads
+    // issued after the aggregate was posted; the 256 x 16 tiles of smaller scans lost with it (u32 at
+    // 2^20 0.405 -> 0.370), and so did the 64-bit chunks held in registers (u64 at 2^28 0.829 ->
+    // 0.753), so they look back after posting their aggregate. That shared loop cost f64's chunked
+    // look-back 6 registers (122 -> 128) and a tenth of its speed, so the first round is its own
+    // function here and look_back's loop is as it was; this form has not yet run on the GPU
+    // (results/README.md, thirteenth session).
     const bool early_look_back = EARLY_AGGREGATE && rounds >= 8u;
-    LookBack lb = look_back_begin(tile);
+    LookBackStart start = look_back_begin(tile);
     bool early_prefix = false;
     if (early_look_back && tile > 0u) {
-        early_prefix = look_back_rounds(tile, lb, 1u);
+        early_prefix = look_back_first_round(tile, start);
     }
     // Per round: the lane's vector scanned in place (inclusive), and what comes before the lane
     // within the subgroup's part: earlier rounds, then earlier lanes of this round.
@@ -735,8 +764,9 @@ void scan_tile_raked(uint tile) {
         }
         join_rounds(lane, v, before_lane);
     }
-    bool seeded;
-    ITEM_TYPE prefix = chunk_prefix_from(tile, aggregate, lb, early_prefix, early_look_back, seeded);
+    bool seeded = tile > 0u || carry_in_present();
+    ITEM_TYPE prefix = tile == 0u ? carry_in() : early_prefix ? start.acc : look_back(tile, start);
+    post_prefix(tile, tile == params.chunks - 1u, prefix, aggregate, seeded);
     if (subgroup > 0u) {
         prefix = seeded ? ITEM_COMBINE(prefix, before_subgroup) : before_subgroup;
         seeded = true;
