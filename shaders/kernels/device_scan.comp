@@ -453,18 +453,19 @@ uint look_back_distance() { return VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationI
 
 // Where a look-back starts: nothing folded yet, or what look_back_first_round folded.
 struct LookBackStart {
-    ITEM_TYPE acc; // op over chunks (nearest, chunk), where `have`
+    ITEM_TYPE acc; // op over chunks (nearest, chunk), where `have`; the exclusive prefix, where `found`
     bool have;
+    bool found;    // the first round met an inclusive prefix: no look-back is left to do
     int nearest;   // the nearest chunk not yet folded in
     uint round;    // the next round (window_flags and window_cut rotate by it)
 };
-LookBackStart look_back_begin(uint chunk) { return LookBackStart(ITEM_IDENTITY, false, int(chunk) - 1, 0u); }
+LookBackStart look_back_begin(uint chunk) { return LookBackStart(ITEM_IDENTITY, false, false, int(chunk) - 1, 0u); }
 
 // The look-back's first round alone, for a tile whose own loads are still in flight (scan_tile_raked):
 // one window of predecessors read, the aggregates in front of the nearest other entry folded, and an
-// inclusive prefix there folded too. Returns true with the exclusive prefix in start.acc if it found
-// one; else `start` is where look_back goes on (polling and the fallback are look_back's). Uniform.
-bool look_back_first_round(uint chunk, out LookBackStart start) {
+// inclusive prefix there folded too. start.found: it met one, and start.acc is the exclusive prefix;
+// else `start` is where look_back goes on (polling and the fallback are look_back's). Uniform.
+void look_back_first_round(uint chunk, out LookBackStart start) {
     const uint window = look_back_window();
     const uint distance = look_back_distance();
     start = look_back_begin(chunk);
@@ -491,11 +492,10 @@ bool look_back_first_round(uint chunk, out LookBackStart start) {
         start.have = true;
         start.nearest -= int(folded);
     }
-    if (cut_flag == STATUS_PREFIX) {
+    start.found = cut_flag == STATUS_PREFIX;
+    if (start.found) {
         count_look_back(1u, chunk - 1u - uint(start.nearest), 0u);
-        return true;
     }
-    return false;
 }
 
 // The exclusive prefix of `chunk` (> 0), in every invocation: op over every earlier chunk, and the carry
@@ -608,9 +608,18 @@ void post_aggregate(uint chunk, ITEM_TYPE aggregate) {
     }
 }
 
-// The chunk's inclusive prefix posted (or, for the `last` chunk, left as the carry out), from its
-// exclusive prefix (`seeded`: there is one). Uniform.
-void post_prefix(uint chunk, bool last, ITEM_TYPE exclusive, ITEM_TYPE aggregate, bool seeded) {
+// Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
+// every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
+// `start`: where the look-back starts (look_back_begin, or look_back_first_round's result, which may
+// have found the prefix already); `aggregate_posted`: the caller has posted it, or had no need to.
+ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, LookBackStart start, bool aggregate_posted,
+                       out bool seeded) {
+    bool last = chunk == params.chunks - 1u;
+    seeded = chunk > 0u || carry_in_present();
+    if (!aggregate_posted) {
+        post_aggregate(chunk, aggregate);
+    }
+    ITEM_TYPE exclusive = chunk == 0u ? carry_in() : start.found ? start.acc : look_back(chunk, start);
     if (gl_LocalInvocationIndex == 0u) {
         ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
         if (last) {
@@ -624,16 +633,6 @@ void post_prefix(uint chunk, bool last, ITEM_TYPE exclusive, ITEM_TYPE aggregate
         // a look-back that read overwritten items finds the post when it reads the status again.
         controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
     }
-}
-
-// Post the aggregate, look back, post the inclusive prefix; returns the chunk's exclusive prefix in
-// every invocation, with `seeded` false where there is none (chunk 0 without a carry in). Uniform.
-ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, out bool seeded) {
-    bool last = chunk == params.chunks - 1u;
-    seeded = chunk > 0u || carry_in_present();
-    post_aggregate(chunk, aggregate);
-    ITEM_TYPE exclusive = chunk > 0u ? look_back(chunk, look_back_begin(chunk)) : carry_in();
-    post_prefix(chunk, last, exclusive, aggregate, seeded);
     return exclusive;
 }
 
@@ -722,9 +721,8 @@ void scan_tile_raked(uint tile) {
     // (results/README.md, thirteenth session).
     const bool early_look_back = EARLY_AGGREGATE && rounds >= 8u;
     LookBackStart start = look_back_begin(tile);
-    bool early_prefix = false;
     if (early_look_back && tile > 0u) {
-        early_prefix = look_back_first_round(tile, start);
+        look_back_first_round(tile, start);
     }
     // Per round: the lane's vector scanned in place (inclusive), and what comes before the lane
     // within the subgroup's part: earlier rounds, then earlier lanes of this round.
@@ -759,14 +757,13 @@ void scan_tile_raked(uint tile) {
     // A tile that looked back early posts its aggregate (unless it has its prefix already) before the
     // lanes' scans, which then run while the look-back's reads are in flight.
     if (early_look_back) {
-        if (!early_prefix) {
+        if (!start.found) {
             post_aggregate(tile, aggregate);
         }
         join_rounds(lane, v, before_lane);
     }
-    bool seeded = tile > 0u || carry_in_present();
-    ITEM_TYPE prefix = tile == 0u ? carry_in() : early_prefix ? start.acc : look_back(tile, start);
-    post_prefix(tile, tile == params.chunks - 1u, prefix, aggregate, seeded);
+    bool seeded;
+    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, start, early_look_back, seeded);
     if (subgroup > 0u) {
         prefix = seeded ? ITEM_COMBINE(prefix, before_subgroup) : before_subgroup;
         seeded = true;
@@ -808,7 +805,7 @@ void scan_tile_blocked(uint tile) {
     VKC_PASTE(vkc_block_scan_core_, ITEM_OP)(items, !has_flag(FLAG_EXCLUSIVE), VKC_PREFIX_NONE, ITEM_IDENTITY,
                                              aggregate, unused);
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, seeded);
+    ITEM_TYPE prefix = chunk_prefix(tile, aggregate, look_back_begin(tile), false, seeded);
     if (seeded) {
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             items[i] = ITEM_COMBINE(prefix, items[i]);
@@ -875,7 +872,7 @@ void scan_chunk_twice(uint chunk) {
     }
 #endif
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(chunk, total, seeded);
+    ITEM_TYPE prefix = chunk_prefix(chunk, total, look_back_begin(chunk), false, seeded);
     scan_chunk_tiles(chunk, prefix, seeded);
 }
 
@@ -929,7 +926,7 @@ void scan_chunk_in_registers(uint chunk) {
     if (tiles > 2u) unpack_and_scan(x2, i2, false, total, b2);
     if (tiles > 3u) unpack_and_scan(x3, i3, false, total, b3);
     bool seeded;
-    ITEM_TYPE prefix = chunk_prefix(chunk, total, seeded);
+    ITEM_TYPE prefix = chunk_prefix(chunk, total, look_back_begin(chunk), false, seeded);
     seed_and_store(t, i0, true, prefix, seeded, b0);
     if (tiles > 1u) seed_and_store(t + 1u, i1, false, prefix, seeded, b1);
     if (tiles > 2u) seed_and_store(t + 2u, i2, false, prefix, seeded, b2);
