@@ -32,9 +32,9 @@ constexpr uint32_t default_spin_limit = 256;
 // Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
 constexpr uint32_t max_items_per_invocation = 32;
 // Look-back scans of this many 32-bit items or more take a wide tile of 32 items an invocation on
-// GPUs (choose_tile): 224 invocations for integers, 160 for f32.
+// GPUs (choose_tile): 224 invocations for integers, 256 for f32.
 constexpr uint64_t wide_tile_min_items = 1ull << 22;
-constexpr uint32_t wide_tile_integer_invocations = 224, wide_tile_float_invocations = 160;
+constexpr uint32_t wide_tile_integer_invocations = 224, wide_tile_float_invocations = 256;
 // Look-back scans of this many 64-bit numbers or more take chunks of this many tiles on GPUs (choose_tile).
 constexpr uint64_t chunked_min_items = 1ull << 20;
 constexpr uint32_t default_look_back_chunk_tiles = 4;
@@ -66,7 +66,11 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     // 128, 0.806 with 160, 0.812 with 192 and 0.814 with 224 invocations; f32 at 0.790, 0.797, 0.743
     // and 0.690 (its tile takes more registers: at 192 and up fewer work-groups fit an SM). u32 in
     // 224 x 32 also ran faster than 256 x 16 at 2^22 (0.532 of a copy against 0.460) and 2^24 (0.745
-    // against 0.657), but not at 2^20 (0.370 against 0.416).
+    // against 0.657), but not at 2^20 (0.370 against 0.416). Once the early look-back round's state
+    // moved to shared memory (fourteenth session) u32 at 2^28 ran at 0.887 to 0.889 with 192, 0.906 to
+    // 0.913 with 224 (56 registers) and 0.890 to 0.893 with 256; f32 at 0.869 with 160, 0.868 to 0.870
+    // with 192, 0.867 to 0.870 with 224 and 0.887 to 0.892 with 256 (also faster at 2^22: 0.58 against
+    // 0.55; at 2^24 the same within 0.01), so f32 takes 256.
     // CPUs (lavapipe): small tiles, so that tests reach many tiles and the look-back quickly.
     // Look-back scans of 2^20 64-bit numbers or more (u64, i64, f64) take chunks of 4 staged tiles,
     // all four held in registers through one look-back (device_scan.comp): on the H100 at 2^28 u64

@@ -48,7 +48,7 @@ TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
 // reproducible scan; the look-back tiles of subgroup modules are raked with vector loads either way.
 TEST_CASE("device scan: tiles loaded directly and through shared memory, at several tile shapes") {
     // The tile's shape may change with the count (GPUs scan 2^22 32-bit items or more in 224 x 32 or
-    // 160 x 32), and the items it holds may grow, never fall: a caller sizes the scratch for its
+    // 256 x 32), and the items it holds may grow, never fall: a caller sizes the scratch for its
     // largest count, so the scratch a count needs must not fall as the count grows past the sizes
     // that change the tile. A shape the caller sets is kept.
     for (Type t : {Type::u32, Type::f32, Type::u64, Type::i8}) {
@@ -74,7 +74,7 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
                 c.options.staged = staged;
                 c.options.reproducible = (seed / 2) % 2 == 0;
                 c.options.workgroup_size = size;
-                // u32: 32 items, the most an invocation holds (GPUs scan 32-bit items 224 x 32 and 160 x 32):
+                // u32: 32 items, the most an invocation holds (GPUs scan 32-bit items 224 x 32 and 256 x 32):
                 // work-groups of whole subgroups but not of a power of two (96, 160) make tiles that are not.
                 c.options.items_per_invocation = t == Type::i8 ? 16 : t == Type::u32 ? 32 : 8;
                 c.count = 5 * test::context().scan_tile(t, c.options).items() + seed % 7;

@@ -302,7 +302,8 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) ctx.run(copy, in, out);
     }
     std::string wide;
-    if (large_tile.workgroup_size != tile.workgroup_size || large_tile.look_back_chunk_tiles > 1) {
+    if (large_tile.workgroup_size != tile.workgroup_size || large_tile.items_per_invocation != tile.items_per_invocation ||
+        large_tile.staged != tile.staged || large_tile.look_back_chunk_tiles > 1) {
         // The shape changes with the count (Context::scan_tile): name the one of the largest scan too.
         wide = "; look-back scans of 2^" + std::to_string(o.max_log2) + ": " +
                std::to_string(large_tile.workgroup_size) + " x " + std::to_string(large_tile.items_per_invocation) +

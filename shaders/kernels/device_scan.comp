@@ -688,6 +688,10 @@ void join_rounds(uint lane, ITEM_VEC v[VKC_ITEMS / ITEM_VEC_WIDTH], inout ITEM_T
     }
 }
 
+// The early look-back round's result, parked in shared memory while the tile is scanned: held in
+// registers instead, it took the u32 224 x 32 tile from 56 registers to 70 (4 work-groups an SM
+// instead of 5) and ran at 0.871 of a copy at 2^28 against 0.906 (H100, same call).
+shared LookBackStart early_look_back_start;
 void scan_tile_raked(uint tile) {
     const uint lane = gl_SubgroupInvocationID, lanes = gl_SubgroupSize, subgroup = gl_SubgroupID;
     const uint rounds = items_per_invocation / ITEM_VEC_WIDTH;
@@ -710,19 +714,19 @@ void scan_tile_raked(uint tile) {
     // while the loads above are in flight, before there is an aggregate to post: what predecessors
     // have posted by then is folded in, and a tile that finds an inclusive prefix posts its own at
     // once, with no aggregate and no rounds after its loads. Successors then find prefixes nearer and
-    // walk back less. On the H100 at 2^28 an earlier form of this (one look-back loop whose state was
-    // kept between calls) took u32 224 x 32 tiles from 0.815 of a copy to 0.877 and f32 160 x 32 from
-    // 0.797 to 0.856 (two early rounds: u32 0.857; four: 0.792), against the first round's reads
-    // issued after the aggregate was posted; the 256 x 16 tiles of smaller scans lost with it (u32 at
-    // 2^20 0.405 -> 0.370), and so did the 64-bit chunks held in registers (u64 at 2^28 0.829 ->
-    // 0.753), so they look back after posting their aggregate. That shared loop cost f64's chunked
-    // look-back 6 registers (122 -> 128) and a tenth of its speed, so the first round is its own
-    // function here and look_back's loop is as it was; this form has not yet run on the GPU
-    // (results/README.md, thirteenth session).
+    // walk back less. On the H100 at 2^28 this took u32 224 x 32 tiles from 0.815 of a copy to 0.87
+    // and f32 160 x 32 from 0.793 to 0.857 (two early rounds: u32 0.857; four: 0.792); the 256 x 16
+    // tiles of smaller scans lost with it (u32 at 2^20 0.405 -> 0.370), and so did the 64-bit chunks
+    // held in registers (u64 at 2^28 0.829 -> 0.753), so they look back after posting their aggregate.
+    // The first round is its own function, not a pass of look_back's loop: a shared loop cost f64's
+    // chunked look-back 6 registers (122 -> 128) and a tenth of its speed (results/README.md).
     const bool early_look_back = EARLY_AGGREGATE && rounds >= 8u;
-    LookBackStart start = look_back_begin(tile);
     if (early_look_back && tile > 0u) {
-        look_back_first_round(tile, start);
+        LookBackStart first_round;
+        look_back_first_round(tile, first_round);
+        if (gl_LocalInvocationIndex == 0u) {
+            early_look_back_start = first_round;
+        }
     }
     // Per round: the lane's vector scanned in place (inclusive), and what comes before the lane
     // within the subgroup's part: earlier rounds, then earlier lanes of this round.
@@ -748,6 +752,8 @@ void scan_tile_raked(uint tile) {
         subgroup_totals[subgroup] = running;
     }
     barrier();
+    // (after that barrier: the first round's result, uniform, comes back from shared memory)
+    LookBackStart start = early_look_back && tile > 0u ? early_look_back_start : look_back_begin(tile);
     ITEM_TYPE aggregate = subgroup_totals[0], before_subgroup = aggregate;
     const uint subgroups = VKC_WORKGROUP_SIZE / lanes; // (Mesa 22's gl_NumSubgroups predates specialisation)
     for (uint s = 1u; s < subgroups; ++s) {
