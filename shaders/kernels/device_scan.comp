@@ -721,7 +721,8 @@ void scan_tile_raked(uint tile) {
     // The first round is its own function, not a pass of look_back's loop: a shared loop cost f64's
     // chunked look-back 6 registers (122 -> 128) and a tenth of its speed (results/README.md).
     const bool early_look_back = EARLY_AGGREGATE && rounds >= 8u;
-    if (early_look_back && tile > 0u) {
+    const bool first_round_taken = early_look_back && tile > 0u; // tile 0 has no predecessor to read
+    if (first_round_taken) {
         LookBackStart first_round;
         look_back_first_round(tile, first_round);
         if (gl_LocalInvocationIndex == 0u) {
@@ -753,7 +754,7 @@ void scan_tile_raked(uint tile) {
     }
     barrier();
     // (after that barrier: the first round's result, uniform, comes back from shared memory)
-    LookBackStart start = early_look_back && tile > 0u ? early_look_back_start : look_back_begin(tile);
+    LookBackStart start = first_round_taken ? early_look_back_start : look_back_begin(tile);
     ITEM_TYPE aggregate = subgroup_totals[0], before_subgroup = aggregate;
     const uint subgroups = VKC_WORKGROUP_SIZE / lanes; // (Mesa 22's gl_NumSubgroups predates specialisation)
     for (uint s = 1u; s < subgroups; ++s) {
