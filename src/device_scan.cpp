@@ -227,7 +227,10 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
     // Reduces take fewer chunks than the reproducible scan: every group counts itself finished on one
     // word, and at 2^22 to 2^26 items 2048 groups contend for it. On the H100 a cap of 512 ran u32
     // reduces at 2^24 at 0.84 of a read against 0.77 (u64 0.89 against 0.85), the same at 2^28
-    // (results/README.md). The reproducible scan's chunk passes were not measured with it.
+    // (results/README.md). The reproducible scan's chunk passes were not measured with it. On the
+    // H200 (results/device_scan_h200_reduce_and_64bit_trials.txt) caps of 396 to 2112 ran u32 and f32
+    // reduces at 2^28 within 0.5 % of 512; 264 lost 3.5 % there (and gained at 2^22), fewer than one
+    // group an SM lost half.
     l.chunk_cap = o.chunks ? o.chunks : cpu ? 8 : reduce ? 512 : 2048;
     return l;
 }

@@ -411,7 +411,9 @@ ITEM_TYPE reduce_chunk_input(uint chunk) {
 // reduce folds the aggregates in front of it (and it too, if it is an inclusive prefix). A round reads
 // a window of chunks (chosen by the host); once it meets a silent one, rounds poll that chunk alone
 // until it posts. Status lines are hot (every chunk in flight reads its predecessors'), and on the
-// H100 polling a whole window at once cost more than a third of the speed.
+// H100 polling a whole window at once cost more than a third of the speed. Folding a round's window
+// in the last subgroup alone (one barrier a round instead of three) made rounds faster and scans
+// slower on the H200: u32 0.806 -> 0.781 of a copy at 2^28, u64 0.694 -> 0.657 (f32 0.775 -> 0.79).
 // Control flow is uniform across the work-group throughout (every decision comes from shared memory
 // after a barrier), so no invocation spins alone and nothing relies on a subgroup staying converged
 // in a loop (Vulkan promises that only with VK_KHR_shader_maximal_reconvergence; NVIDIA's driver
@@ -647,7 +649,9 @@ ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, LookBackStart start, boo
 // Items of 8 bytes (64-bit types and the uvec2 custom operators) take the blocked arrangement instead
 // (RAKED_TILES 0): each round here costs a subgroup scan over two items a lane, or one, and a 64-bit
 // subgroup scan is two shuffles a step. On the H100 the blocked tile ran the u64 scan at 0.495 of a
-// copy against 0.46 raked, and f64 at 0.55 against 0.485 (results/README.md).
+// copy against 0.46 raked, and f64 at 0.55 against 0.485 (results/README.md). Raked with the early
+// look-back round and aggregate of the 32-bit tiles, 64-bit tiles of 16 items ran at 0.42 to 0.44 of
+// a copy at 2^28 on the H200, against 0.69 for the chunks of four staged tiles that large scans take.
 #define RAKED_TILES (VKC_SUBGROUP_ARITHMETIC && ITEM_BYTES <= 4)
 #if RAKED_TILES
 #if ITEM_VEC_WIDTH > 1
@@ -719,7 +723,9 @@ void scan_tile_raked(uint tile) {
     // tiles of smaller scans lost with it (u32 at 2^20 0.405 -> 0.370), and so did the 64-bit chunks
     // held in registers (u64 at 2^28 0.829 -> 0.753), so they look back after posting their aggregate.
     // The first round is its own function, not a pass of look_back's loop: a shared loop cost f64's
-    // chunked look-back 6 registers (122 -> 128) and a tenth of its speed (results/README.md).
+    // chunked look-back 6 registers (122 -> 128) and a tenth of its speed (results/README.md), and a
+    // round function that both call took this u32 tile from 56 registers to 70 (H200, 2^28: 0.806 ->
+    // 0.758 of a copy), so the two keep their own copies of the round.
     const bool early_look_back = EARLY_AGGREGATE && rounds >= 8u;
     const bool first_round_taken = early_look_back && tile > 0u; // tile 0 has no predecessor to read
     if (first_round_taken) {
@@ -889,6 +895,8 @@ void scan_chunk_twice(uint chunk) {
 // chunks of 4 tiles of 256 x 8 ran u64 at 0.81 of a copy against 0.716 read twice, f64 at 0.78
 // against 0.698, at 124 registers (chunks of 3: 0.74; of 2: 0.54). The tiles are separate arrays:
 // as an array of arrays NVIDIA's compiler kept them in local memory (2 KiB), at 0.14 of a copy.
+// Joining the four tiles' scans with one barrier (each item combined once, after the look-back) took
+// 130 to 132 registers, past the 128 at which two work-groups fit an SM: 0.40 of a copy on the H200.
 const uint REGISTER_CHUNK_TILES = 4u; // vkc::look_back_register_chunk_tiles
 #if ITEM_VEC_WIDTH > 1
 bool chunk_in_registers(uint chunk) {
