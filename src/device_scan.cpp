@@ -38,6 +38,8 @@ constexpr uint32_t wide_tile_integer_invocations = 224, wide_tile_float_invocati
 // Look-back scans of this many 64-bit numbers or more take chunks of this many tiles on GPUs (choose_tile).
 constexpr uint64_t chunked_min_items = 1ull << 20;
 constexpr uint32_t default_look_back_chunk_tiles = 4;
+// f64's chunks take work-groups of this many invocations from wide_tile_min_items up (choose_tile).
+constexpr uint32_t f64_chunk_invocations = 128;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
 
@@ -77,6 +79,12 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     // ran at 0.81 of a copy against 0.716 with the chunk read twice and 0.473 with one tile in
     // registers; f64 0.78 against 0.698.
     // 32-bit items stay in registers (u32 0.68 chunked against 0.76); u32x2 was not measured.
+    // f64's chunks take 128 invocations from 2^22 items up (118 registers against 122: four
+    // work-groups an SM of half the size, the same 16 warps). On the H100, three passes in one call:
+    // at 2^28 0.805 of a copy against 0.797 to 0.798, at 2^24 0.766 to 0.774 against 0.739 to 0.748,
+    // at 2^22 0.698 to 0.711 against 0.679 to 0.692, but at 2^20 0.43 against 0.44 to 0.46; on the H200
+    // 0.685 against 0.669 at 2^28. u64 gained at 2^22 and 2^24 and lost 1 % at 2^26 and 2^28
+    // (results/device_scan_h200_reduce_and_64bit_trials.txt), so it keeps 256.
     bool number64 = size_of(type) == 8 && type != Type::u32x2;
     bool chunk_by_default = !cpu && number64 && count >= chunked_min_items;
     uint32_t chunk_tiles = o.reproducible || use == TileUse::reduce ? 1u
@@ -86,7 +94,13 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     bool wide_tile = !cpu && size_of(type) == 4 && !o.reproducible && count >= wide_tile_min_items &&
                      !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
     uint32_t wide_size = type == Type::f32 ? wide_tile_float_invocations : wide_tile_integer_invocations;
-    uint32_t size = o.workgroup_size ? o.workgroup_size : cpu ? 64u : wide_tile ? wide_size : 256u;
+    bool default_chunks = chunk_by_default && chunk_tiles == default_look_back_chunk_tiles && !o.look_back_chunk_tiles;
+    bool narrow_chunks = default_chunks && type == Type::f64 && count >= wide_tile_min_items;
+    uint32_t size = o.workgroup_size ? o.workgroup_size
+                    : cpu            ? 64u
+                    : wide_tile      ? wide_size
+                    : narrow_chunks  ? f64_chunk_invocations
+                                     : 256u;
     uint32_t lanes = std::max(1u, dev.max_subgroup_size);
     size = uint32_t(round_up(size, lanes));
     size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));

@@ -48,12 +48,14 @@ TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
 // reproducible scan; the look-back tiles of subgroup modules are raked with vector loads either way.
 TEST_CASE("device scan: tiles loaded directly and through shared memory, at several tile shapes") {
     // The tile's shape may change with the count (GPUs scan 2^22 32-bit items or more in 224 x 32 or
-    // 256 x 32), and the items it holds may grow, never fall: a caller sizes the scratch for its
-    // largest count, so the scratch a count needs must not fall as the count grows past the sizes
-    // that change the tile. A shape the caller sets is kept.
-    for (Type t : {Type::u32, Type::f32, Type::u64, Type::i8}) {
+    // 256 x 32, and 2^22 f64 in chunks of four 128 x 8 tiles), and the items a look-back posts for (a
+    // tile's, or a chunk's) may grow, never fall: a caller sizes the scratch for its largest count, so
+    // the scratch a count needs must not fall as the count grows past the sizes that change the tile.
+    // A shape the caller sets is kept.
+    for (Type t : {Type::u32, Type::f32, Type::u64, Type::f64, Type::i8}) {
         uint64_t large = uint64_t(1) << 27;
-        CHECK(test::context().scan_tile(t, {}, large).items() >= tile_of(t));
+        ScanTile large_tile = test::context().scan_tile(t, {}, large);
+        CHECK(large_tile.items() * large_tile.look_back_chunk_tiles >= tile_of(t));
         for (int log2 : {20, 22, 26}) {
             uint64_t n = uint64_t(1) << log2;
             for (uint64_t below : {uint64_t(1), tile_of(t), 2 * tile_of(t)}) {
