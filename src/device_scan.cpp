@@ -254,7 +254,8 @@ uint64_t status_array_words(Type type, uint64_t chunks) {
     return 2 * round_up(chunks * status_words(type), status_block);
 }
 
-// `room_tile_items`: the items of the type's tile at count 0, the fewest a tile of it holds at any count.
+// `room_tile_items`: the items of the type's tile at count 0, the fewest a look-back posts for at any
+// count (a tile; f64's larger counts post for chunks of four smaller tiles, 4096 items against 2048).
 uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back, uint64_t room_tile_items) {
     uint64_t first = std::min(count, l.segment_items); // the largest segment
     uint64_t tiles = l.tiles_of(first);
