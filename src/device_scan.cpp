@@ -94,8 +94,8 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     bool wide_tile = !cpu && size_of(type) == 4 && !o.reproducible && count >= wide_tile_min_items &&
                      !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
     uint32_t wide_size = type == Type::f32 ? wide_tile_float_invocations : wide_tile_integer_invocations;
-    bool default_chunks = chunk_by_default && chunk_tiles == default_look_back_chunk_tiles && !o.look_back_chunk_tiles;
-    bool narrow_chunks = default_chunks && type == Type::f64 && count >= wide_tile_min_items;
+    // (chunks no option asked for are the default ones)
+    bool narrow_chunks = chunk_tiles > 1 && !o.look_back_chunk_tiles && type == Type::f64 && count >= wide_tile_min_items;
     uint32_t size = o.workgroup_size ? o.workgroup_size
                     : cpu            ? 64u
                     : wide_tile      ? wide_size
