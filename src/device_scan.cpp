@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <string_view>
 
 #include "context_impl.hpp"
 
@@ -16,7 +17,7 @@ constexpr uint32_t mode_scan = 0, mode_reduce = 1, mode_reduce_chunks = 2, mode_
 constexpr uint32_t device_scan_path_look_back = 0, device_scan_path_look_back_chunked = 1,
                    device_scan_path_chunk_passes = 2;
 constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
-                   flag_in_place = 16, flag_stats = 32;
+                   flag_in_place = 16, flag_stats = 32, flag_prefetch = 64;
 // Scratch words (device_scan.comp): the look-back's ticket, the finished-group counter of reduce
 // (zero between dispatches), two carry slots, the look-back's statistics, then the chunks' status or
 // totals.
@@ -53,6 +54,12 @@ uint32_t lookback_window(uint32_t workgroup_size) {
 // VKC_LOOKBACK_STATS=1: the look-back counts its rounds, the tiles it walks back and its fallbacks
 // (state words 6, 7, 8), and Context::scan prints them per tile (a kernel experiment's diagnostic).
 bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
+// Look-backs prefetch input of chunks about to start (flag_prefetch, device_scan.comp's look_back)
+// unless VKC_LOOKBACK_PREFETCH=0 (a kernel experiment's A/B switch).
+bool lookback_prefetch() {
+    const char* v = std::getenv("VKC_LOOKBACK_PREFETCH");
+    return !v || std::string_view(v) != "0";
+}
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
@@ -444,6 +451,9 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
             if (zero_state || stats) st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
             p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
+            // In place, a chunk past the frontier could be stored while it is being prefetched: a
+            // race, which the memory model leaves undefined even for a value no one uses.
+            if (!in_place && lookback_prefetch()) p.flags |= flag_prefetch;
             dispatch(uint32_t(s), p, p.chunks);
         } else {
             l.chunks_of(tiles, p.chunks, p.chunk_tiles);

@@ -37,6 +37,7 @@
 //   [6], [7], [8] with FLAG_STATS: look-back rounds, chunks walked back and fallbacks, summed over
 //          chunks (zeroed by the host)
 //   [9], [10] MODE_SCAN: status words the last dispatch of parity 0, 1 may have posted
+//   [11] unused (a write to it, under a test that never passes, keeps look_back's prefetch loads)
 //   [12, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, in two arrays, one a parity
 //          (status_word_at). A dispatch posts in its parity's array, which is all zero when it
 //          starts, and zeroes what the previous dispatch posted in the other one, so that is all
@@ -110,9 +111,11 @@ const uint FLAG_CARRY_SLOT = 4u;      // read the carry from slot 1 and write sl
 const uint FLAG_FORCE_FALLBACK = 8u;  // test setting: never trust the predecessor's post
 const uint FLAG_IN_PLACE = 16u;       // output aliases input: a tile's input is gone once it has posted
 const uint FLAG_STATS = 32u;          // count look-back rounds, tiles walked and fallbacks (VKC_LOOKBACK_STATS)
+const uint FLAG_PREFETCH = 64u;       // look-back rounds touch the input of a chunk about to start (look_back)
 const uint STATE_TICKET = 0u, STATE_FINISHED = 1u;
 const uint STATE_STAT_ROUNDS = 6u, STATE_STAT_WALKED = 7u, STATE_STAT_FALLBACKS = 8u; // zeroed with FLAG_STATS
 const uint STATE_DIRTY = 9u; // + parity
+const uint STATE_PREFETCH_SINK = 11u; // never written (see look_back's prefetch)
 const uint STATE_TILES = 12u;
 const uint TICKET_COUNT = 0x7fffffffu; // and bit 31 the parity
 const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
@@ -453,6 +456,25 @@ void read_entry(uint chunk, int mine, out uint flag, out ITEM_TYPE value) {
 uint look_back_window() { return clamp(params.spin_limit >> 16u, 1u, VKC_WORKGROUP_SIZE); }
 uint look_back_distance() { return VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationIndex; }
 
+// Prefetch while looking back (FLAG_PREFETCH): a work-group in its look-back holds its chunk's registers
+// and has no load in flight. Each round its invocations load one word of every 32 bytes (a sector) of
+// a chunk just past the frontier (the tickets taken so far), a work-group's width of sectors a round
+// through that chunk, so that DRAM fills L2 with input a chunk about to start will read. A round's load
+// is folded into prefetch_sink in the next round, so that no round waits for it, and the sink is read
+// (in a test that never passes) once the look-back is over. Chunks that read the same frontier take
+// different chunks past it: the frontier plus their own index modulo PREFETCH_SPREAD.
+// H100, 2^28 items, / copy (results/README.md): u64 0.813-0.821 -> 0.842, f64 0.804-0.808 -> 0.835,
+// f32 0.892-0.895 -> 0.905. A fixed distance (the chunk 8 MiB ahead of one's own) did as well for u64
+// and better for f32 (0.915), but the best distance follows the L2's size, which Vulkan does not
+// report, and 32 MiB ahead cost u64 a tenth.
+// Compiled only where measured to gain: into u32's raked tile it brought registers from 56 to 72 (0.870
+// of a copy without the flag, 0.894 with, against 0.908 without the code), and the 64-bit types take
+// it in their chunked path only (their single tiles are for small scans).
+const bool LOOK_BACK_PREFETCH =
+    ITEM_BYTES == 8 ? compiled_path != PATH_LOOK_BACK : ITEM_BYTES == 4 && ITEM_FLOAT != 0;
+const uint PREFETCH_SPREAD = 64u;
+uint prefetch_sink = 0u;
+
 // Where a look-back starts: nothing folded yet, or what look_back_first_round folded.
 struct LookBackStart {
     ITEM_TYPE acc; // op over chunks (nearest, chunk), where `have`; the exclusive prefix, where `found`
@@ -516,7 +538,27 @@ ITEM_TYPE look_back(uint chunk, LookBackStart start) {
     // chunk), so this bound is never reached by a correct run; it guarantees the loop ends whatever the
     // device does, and past it the prefix is computed from the input outright.
     const uint max_rounds = (chunk + 1u) * (spin_limit + 2u);
+    const uint sector_items = 32u / ITEM_BYTES;
+    const bool prefetch = LOOK_BACK_PREFETCH && has_flag(FLAG_PREFETCH);
+    uint prefetch_first = params.count; // the prefetched chunk's first item; the count: none
+    if (prefetch) {
+        // (the count wraps to 0 once the last ticket is taken: then no chunk is left to start)
+        uint taken = atomicLoad(state[STATE_TICKET], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) &
+                     TICKET_COUNT;
+        uint target = taken + chunk % PREFETCH_SPREAD;
+        if (taken > chunk && target < params.chunks) {
+            prefetch_first = first_tile_of(target) * tile_items();
+        }
+    }
+    uint prefetch_pending = 0u;
     for (uint round = start.round; round < max_rounds; ++round) {
+        // The prefetch from the second round on: in the first its address would wait for the ticket's
+        // read, and the status reads behind it (which cost f32 scans of 2^16 items 6 % on the H100).
+        prefetch_sink ^= prefetch_pending;
+        uint sectors_before = (round - start.round - 1u) * VKC_WORKGROUP_SIZE; // of the chunk, by earlier rounds
+        uint at = prefetch_first + (sectors_before + gl_LocalInvocationIndex) * sector_items;
+        bool in_chunk = round > start.round && sectors_before * sector_items < params.chunk_tiles * tile_items();
+        prefetch_pending = prefetch && in_chunk && at < params.count ? to_bits(items_in[at]).x : 0u;
         uint half_at = (round & 1u) * VKC_WORKGROUP_SIZE;
         uint slot = round % 3u;
         int mine = nearest - int(distance);
@@ -622,6 +664,9 @@ ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, LookBackStart start, boo
         post_aggregate(chunk, aggregate);
     }
     ITEM_TYPE exclusive = chunk == 0u ? carry_in() : start.found ? start.acc : look_back(chunk, start);
+    if (LOOK_BACK_PREFETCH && params.zero != 0u && prefetch_sink == params.zero) { // never (zero is 0): keeps the prefetches
+        state[STATE_PREFETCH_SINK] = prefetch_sink;
+    }
     if (gl_LocalInvocationIndex == 0u) {
         ITEM_TYPE inclusive = seeded ? ITEM_COMBINE(exclusive, aggregate) : aggregate;
         if (last) {
