@@ -326,6 +326,28 @@ TEST_CASE("device scan: look-back chunks of several tiles, in registers or read 
     test::expect_pass(c);
 }
 
+// The look-back's prefetch (f32, and the 64-bit types' chunks) reads ahead of the chunks in flight and
+// stops at the count: whatever it reads, the results stay right, with chunks of one tile and of four,
+// a partial last tile, and in place (where the host turns it off). It starts in a look-back's second
+// round, which the forced fallback gives every chunk after the first two.
+TEST_CASE("device scan: the look-back's prefetch changes no result") {
+    uint64_t seed = 1700;
+    for (Type t : {Type::f32, Type::f64, Type::u64, Type::i64}) {
+        uint64_t tile = tile_of(t);
+        for (uint32_t chunk_tiles : {1u, 4u}) {
+            for (uint64_t n : {150 * tile + seed % 7 + 1, 40 * tile}) {
+                verify::DeviceCase c = make(t, is_float(t) ? Op::add : Op::max, n, false, seed % 2 == 0);
+                c.options.look_back_chunk_tiles = chunk_tiles;
+                c.options.look_back_prefetch = 1;
+                c.options.force_fallback = seed % 2 == 1;
+                c.in_place = seed % 5 == 0;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
+        }
+    }
+}
+
 TEST_CASE("device scan: the reproducible mode gives identical bits run after run") {
     for (Type t : {Type::f32, Type::f64, Type::f16}) {
         uint64_t tile = tile_of(t);

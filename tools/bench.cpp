@@ -180,6 +180,7 @@ struct ScanBenchOptions {
     uint32_t repeats = 5; // back-to-back repetitions a timed run (Context::set_timing)
     uint32_t size = 0, items = 0; // tile override (0: the device's)
     int staged = -1;
+    int prefetch = -1;
     uint32_t chunks = 0, spin = 0, chunk_tiles = 0;
     std::string cub_csv, csv, svg;
 };
@@ -288,6 +289,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     so.workgroup_size = o.size;
     so.items_per_invocation = o.items;
     so.staged = o.staged;
+    so.look_back_prefetch = o.prefetch;
     so.chunks = o.chunks;
     so.spin_limit = o.spin;
     so.look_back_chunk_tiles = o.chunk_tiles;
@@ -448,7 +450,8 @@ const char* bench_usage =
     "  bench scan [options]        device-wide inclusive/exclusive/reproducible scan and reduce (add) by size;\n"
     "                              GB/s, ratios to a copy and a read of the same bytes, and to CUB when given\n"
     "    --device X --types u32,u64,f32,f64 --min-log2 10 --max-log2 30 --step 2 --runs 20 --repeats 5\n"
-    "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n    --chunk-tiles N (tiles a look-back work-group takes)  --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
+    "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n"
+    "    --chunk-tiles N (tiles a look-back work-group takes)  --prefetch 0|1 (while looking back)\n     --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
 
 int bench(int argc, char** argv) {
     if (argc >= 1 && std::strcmp(argv[0], "scan") == 0) {
@@ -472,6 +475,7 @@ int bench(int argc, char** argv) {
             else if (a == "--size") o.size = uint32_t(std::stoul(value()));
             else if (a == "--items") o.items = uint32_t(std::stoul(value()));
             else if (a == "--staged") o.staged = std::stoi(value());
+            else if (a == "--prefetch") o.prefetch = std::stoi(value());
             else if (a == "--chunks") o.chunks = uint32_t(std::stoul(value()));
             else if (a == "--spin") o.spin = uint32_t(std::stoul(value()));
             else if (a == "--chunk-tiles") o.chunk_tiles = uint32_t(std::stoul(value()));

@@ -463,10 +463,10 @@ uint look_back_distance() { return VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationI
 // is folded into prefetch_sink in the next round, so that no round waits for it, and the sink is read
 // (in a test that never passes) once the look-back is over. Chunks that read the same frontier take
 // different chunks past it: the frontier plus their own index modulo PREFETCH_SPREAD.
-// H100, 2^28 items, / copy (results/README.md): u64 0.813-0.821 -> 0.842, f64 0.804-0.808 -> 0.835,
-// f32 0.892-0.895 -> 0.905. A fixed distance (the chunk 8 MiB ahead of one's own) did as well for u64
-// and better for f32 (0.915), but the best distance follows the L2's size, which Vulkan does not
-// report, and 32 MiB ahead cost u64 a tenth.
+// H100, 2^28 items, / copy, without and with it in one call (results/README.md): u64 0.823 -> 0.847,
+// f64 0.806 -> 0.834, f32 0.890 -> 0.907. A fixed distance (the chunk 8 MiB ahead of one's own) did
+// about as well for u64 (0.838 to 0.844) and better for f32 (0.912 to 0.915), but the best distance
+// follows the L2's size, which Vulkan does not report, and 32 MiB ahead cost u64 a tenth.
 // Compiled only where measured to gain: into u32's raked tile it brought registers from 56 to 72 (0.870
 // of a copy without the flag, 0.894 with, against 0.908 without the code), and the 64-bit types take
 // it in their chunked path only (their single tiles are for small scans).
