@@ -28,6 +28,8 @@ constexpr uint32_t stat_rounds_word = 6, stat_walked_word = 7, stat_fallbacks_wo
 // and the two status arrays, alternating in blocks of status_block words.
 constexpr uint32_t dirty_word = 9;
 constexpr uint32_t status_block = 64;
+// Words a look-back chunk's status slot takes, whatever the type (STATUS_SLOT: 32 bytes, a sector of its own).
+constexpr uint32_t status_slot_words = 8;
 constexpr uint32_t default_spin_limit = 256;
 // Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
 constexpr uint32_t max_items_per_invocation = 32;
@@ -54,7 +56,7 @@ uint32_t lookback_window(uint32_t workgroup_size) {
 // (state words 6, 7, 8), and Context::scan prints them per tile (a kernel experiment's diagnostic).
 bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 // By default look-backs prefetch input of chunks about to start (flag_prefetch, device_scan.comp's
-// look_back) in dispatches of this many bytes of input or more. Smaller ones fit on a large GPU at once
+// look_back; compiled into the 64-bit types' chunks only) in dispatches of this many bytes of input or more. Smaller ones fit on a large GPU at once
 // (no chunk is left to prefetch), and there the ticket read the prefetch starts with is all it adds: on
 // the H100 f32 scans of 2^22 items ran 1.5 % slower with it, and of 2^16 items at 0.416 of a copy
 // against 0.486 in the run before.
@@ -256,8 +258,8 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
 }
 
 // The words both status arrays take for this many chunks.
-uint64_t status_array_words(Type type, uint64_t chunks) {
-    return 2 * round_up(chunks * status_words(type), status_block);
+uint64_t status_array_words(uint64_t chunks) {
+    return 2 * round_up(chunks * status_slot_words, status_block);
 }
 
 // `room_tile_items`: the items of the type's tile at count 0, the fewest a look-back posts for at any
@@ -270,7 +272,7 @@ uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back,
     // Status room for every tile of the smallest shape, even where the count's tiles are larger or a
     // look-back posts once a chunk: so the need never falls as the count grows past the sizes that
     // widen the tile or turn chunks on (a caller sizes scratch for its largest count).
-    uint64_t body = look_back ? status_array_words(type, ceil_div(first, room_tile_items))
+    uint64_t body = look_back ? status_array_words(ceil_div(first, room_tile_items))
                               : status_words(type) * chunks; // chunk totals
     return state_header_words + std::max<uint64_t>(body, 2);
 }
@@ -441,7 +443,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
             if (zero_state) {
                 // The ticket, both dirty counts and both status arrays as far as this dispatch reaches.
                 fill(4 * ticket_word, 4);
-                fill(4 * dirty_word, 4 * (state_header_words - dirty_word + status_array_words(type, p.chunks)));
+                fill(4 * dirty_word, 4 * (state_header_words - dirty_word + status_array_words(p.chunks)));
             }
             if (stats) {
                 p.flags |= flag_stats;

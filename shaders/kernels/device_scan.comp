@@ -38,7 +38,7 @@
 //          chunks (zeroed by the host)
 //   [9], [10] MODE_SCAN: status words the last dispatch of parity 0, 1 may have posted
 //   [11] unused (a write to it, under a test that never passes, keeps look_back's prefetch loads)
-//   [12, ...) MODE_SCAN: chunk status, STATUS_WORDS words a chunk, in two arrays, one a parity
+//   [12, ...) MODE_SCAN: chunk status, a slot of STATUS_SLOT words a chunk, in two arrays, one a parity
 //          (status_word_at). A dispatch posts in its parity's array, which is all zero when it
 //          starts, and zeroes what the previous dispatch posted in the other one, so that is all
 //          zero when the next dispatch starts. Other modes: chunk totals, STATUS_WORDS words each
@@ -119,6 +119,12 @@ const uint STATE_PREFETCH_SINK = 11u; // never written (see look_back's prefetch
 const uint STATE_TILES = 12u;
 const uint TICKET_COUNT = 0x7fffffffu; // and bit 31 the parity
 const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
+// A look-back chunk's status takes a slot of STATUS_SLOT words (32 bytes, a sector of NVIDIA's L2), its
+// first STATUS_WORDS used: chunks in flight post to sectors of their own while successors poll them.
+// Packed (two words a chunk for 32-bit items, four for 64-bit), neighbours' posts and polls met in the
+// same sectors: on the H100 at 2^28 items the u32 scan ran at 0.957 of a copy against 0.907, u64 at
+// 0.864 against 0.847 and f64 at 0.859 against 0.832 (a 128-byte line a chunk: the same).
+const uint STATUS_SLOT = 8u;
 const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
 // Reduce's chunk totals (and the reproducible scan's): a flag no look-back posts, since the totals
 // share words with the status array a look-back scan leaves posted for the next one to zero.
@@ -150,7 +156,7 @@ void write_pair(uint at, ITEM_TYPE value) {
 // The two arrays alternate in blocks of STATUS_BLOCK words, so a word's place depends on neither the
 // count nor the type (plans of any size and type may share a scratch, and each zeroes the words the
 // one before it posted), and a window of neighbouring chunks stays on neighbouring words.
-const uint STATUS_BLOCK = 64u; // a multiple of every STATUS_WORDS
+const uint STATUS_BLOCK = 64u; // a multiple of STATUS_SLOT
 uint status_word_at(uint parity, uint w) {
     return STATE_TILES + ((w / STATUS_BLOCK) * 2u + parity) * STATUS_BLOCK + w % STATUS_BLOCK;
 }
@@ -158,10 +164,10 @@ uint status_word_at(uint parity, uint w) {
 // invocation 0. The parity is read from shared memory where it is used, not held in a register
 // through the tile's look-back.
 shared uint ticket, ticket_parity, other_dirty;
-uint status_at(uint tile, uint k) { return status_word_at(ticket_parity, tile * STATUS_WORDS + k); }
+uint status_at(uint tile, uint k) { return status_word_at(ticket_parity, tile * STATUS_SLOT + k); }
 
-// A flagged value in the STATUS_WORDS words from `first` (a chunk's words are adjacent: STATUS_WORDS
-// divides STATUS_BLOCK).
+// A flagged value in the STATUS_WORDS words from `first` (a chunk's slot lies in one block: STATUS_SLOT
+// divides STATUS_BLOCK; chunk totals are adjacent words).
 void post_words(uint first, uint flag, ITEM_TYPE value) {
     uvec2 bits = to_bits(value);
     [[unroll]] for (uint k = 0u; k < STATUS_WORDS; ++k) {
@@ -467,11 +473,12 @@ uint look_back_distance() { return VKC_WORKGROUP_SIZE - 1u - gl_LocalInvocationI
 // f64 0.806 -> 0.834, f32 0.890 -> 0.907. A fixed distance (the chunk 8 MiB ahead of one's own) did
 // about as well for u64 (0.838 to 0.844) and better for f32 (0.912 to 0.915), but the best distance
 // follows the L2's size, which Vulkan does not report, and 32 MiB ahead cost u64 a tenth.
-// Compiled only where measured to gain: into u32's raked tile it brought registers from 56 to 72 (0.870
-// of a copy without the flag, 0.894 with, against 0.908 without the code), and the 64-bit types take
-// it in their chunked path only (their single tiles are for small scans).
-const bool LOOK_BACK_PREFETCH =
-    ITEM_BYTES == 8 ? compiled_path != PATH_LOOK_BACK : ITEM_BYTES == 4 && ITEM_FLOAT != 0;
+// Compiled only where measured to gain: the 64-bit types' chunked path (their single tiles are for small
+// scans). Into u32's raked tile it brought registers from 56 to 72 (0.870 of a copy without the flag,
+// 0.894 with, against 0.908 without the code). f32 took it until chunk statuses had slots of their own
+// (STATUS_SLOT); since then f32 ran at 0.946 of a copy without the flag against 0.922 to 0.925 with it,
+// and u64 at 0.864 with it against 0.855.
+const bool LOOK_BACK_PREFETCH = ITEM_BYTES == 8 && compiled_path != PATH_LOOK_BACK;
 const uint PREFETCH_SPREAD = 64u;
 uint prefetch_sink = 0u;
 
@@ -1020,7 +1027,7 @@ void scan_look_back() {
                             gl_SemanticsRelaxed);
             }
             if (chunk == 0u) {
-                atomicStore(state[STATE_DIRTY + parity], params.chunks * STATUS_WORDS, gl_ScopeDevice,
+                atomicStore(state[STATE_DIRTY + parity], params.chunks * STATUS_SLOT, gl_ScopeDevice,
                             gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
             }
         }
