@@ -56,10 +56,10 @@ uint32_t lookback_window(uint32_t workgroup_size) {
 // (state words 6, 7, 8), and Context::scan prints them per tile (a kernel experiment's diagnostic).
 bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 // By default look-backs prefetch input of chunks about to start (flag_prefetch, device_scan.comp's
-// look_back; compiled into the 64-bit types' chunks only) in dispatches of this many bytes of input or more. Smaller ones fit on a large GPU at once
-// (no chunk is left to prefetch), and there the ticket read the prefetch starts with is all it adds: on
-// the H100 f32 scans of 2^22 items ran 1.5 % slower with it, and of 2^16 items at 0.416 of a copy
-// against 0.486 in the run before.
+// look_back; compiled into the 64-bit types' chunks only) in dispatches of this many bytes of input or
+// more. Smaller ones fit on a large GPU at once (no chunk is left to prefetch), and there the ticket
+// read the prefetch starts with is all it adds: on the H100 f32 scans of 2^22 items ran 1.5 % slower
+// with it, and of 2^16 items at 0.416 of a copy against 0.486 in the run before.
 constexpr uint64_t prefetch_min_bytes = 32ull << 20;
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }

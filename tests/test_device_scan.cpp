@@ -329,8 +329,8 @@ TEST_CASE("device scan: look-back chunks of several tiles, in registers or read 
 // The look-back's prefetch (compiled into the 64-bit types' chunks) reads ahead of the chunks in flight
 // and stops at the count: whatever it reads, the results stay right, with chunks of one tile and of four
 // (f32 and the 64-bit types' one-tile cases check that the flag alone changes nothing), a partial last
-// tile, and in place (where the host turns it off). It starts in a look-back's
-// second round, which the forced fallback gives every chunk but the first.
+// tile, and in place (where the host turns it off). It starts in a look-back's second round, which the
+// forced fallback gives every chunk but the first.
 TEST_CASE("device scan: the look-back's prefetch changes no result") {
     uint64_t seed = 1700;
     for (Type t : {Type::f32, Type::f64, Type::u64, Type::i64}) {
