@@ -36,7 +36,7 @@
 //          next (buffers past maxStorageBufferRange, host arrays streamed in chunks), alternating
 //   [6], [7], [8] with FLAG_STATS: look-back rounds, chunks walked back and fallbacks, summed over
 //          chunks (zeroed by the host)
-//   [9], [10] MODE_SCAN: status words the last dispatch of parity 0, 1 may have posted
+//   [9], [10] MODE_SCAN: status words (whole slots) the last dispatch of parity 0, 1 may have posted
 //   [11] unused (a write to it, under a test that never passes, keeps look_back's prefetch loads)
 //   [12, ...) MODE_SCAN: chunk status, a slot of STATUS_SLOT words a chunk, in two arrays, one a parity
 //          (status_word_at). A dispatch posts in its parity's array, which is all zero when it
