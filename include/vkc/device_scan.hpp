@@ -57,9 +57,9 @@ struct ScanOptions {
     // 1 on.
     int staged = -1;
     // While a look-back waits, its work-group loads one word of every 32 bytes of a chunk about to
-    // start, so that DRAM fills L2 with that input meanwhile (f32 scans and the 64-bit types' chunks;
-    // in-place scans never do). Results are the same either way. -1: in dispatches of 32 MiB of input
-    // or more; 0 off; 1 on.
+    // start, so that DRAM fills L2 with that input meanwhile (the 64-bit types' chunks: other tiles
+    // compile it out and ignore the setting; in-place scans never do). Results are the same either
+    // way. -1: in dispatches of 32 MiB of input or more; 0 off; 1 on.
     int look_back_prefetch = -1;
     // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
     // 0: chosen for the device. Results are reproducible for a fixed value.
