@@ -451,7 +451,8 @@ const char* bench_usage =
     "                              GB/s, ratios to a copy and a read of the same bytes, and to CUB when given\n"
     "    --device X --types u32,u64,f32,f64 --min-log2 10 --max-log2 30 --step 2 --runs 20 --repeats 5\n"
     "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n"
-    "    --chunk-tiles N (tiles a look-back work-group takes)  --prefetch 0|1 (while looking back)\n    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
+    "    --chunk-tiles N (tiles a look-back work-group takes)  --prefetch 0|1 (while looking back)\n"
+    "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
 
 int bench(int argc, char** argv) {
     if (argc >= 1 && std::strcmp(argv[0], "scan") == 0) {
