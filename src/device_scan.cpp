@@ -18,10 +18,10 @@ constexpr uint32_t device_scan_path_look_back = 0, device_scan_path_look_back_ch
 constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
                    flag_in_place = 16, flag_stats = 32, flag_prefetch = 64;
 // Scratch words (device_scan.comp): the look-back's ticket, the finished-group counter of reduce
-// (zero between dispatches), two carry slots, the look-back's statistics, then the chunks' status or
-// totals.
-constexpr uint32_t state_header_words = 12;
-constexpr uint32_t ticket_word = 0, finished_word = 1;
+// (zero between dispatches), two carry slots, the look-back's statistics, reduce's tile ticket (zero
+// between dispatches), then from a 32-byte boundary the chunks' status or totals.
+constexpr uint32_t state_header_words = 16;
+constexpr uint32_t ticket_word = 0, finished_word = 1, reduce_ticket_word = 12;
 // Header words the look-back's counters go to with flag_stats (STATE_STAT_* in device_scan.comp).
 constexpr uint32_t stat_rounds_word = 6, stat_walked_word = 7, stat_fallbacks_word = 8;
 // Look-back state (device_scan.comp): the status words each parity's last dispatch may have posted,
@@ -461,9 +461,11 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
         } else {
             l.chunks_of(tiles, p.chunks, p.chunk_tiles);
             if (p.chunks > 1 && !o.scratch_zeroed && s == 0) {
-                // The counter, and the chunk totals' words: the last group trusts a total by its flag.
+                // The counter, and from reduce's tile ticket on the chunk totals' words: the last group
+                // trusts a total by its flag.
                 fill(4 * finished_word, 4);
-                fill(4 * state_header_words, 4 * uint64_t(status_words(type)) * p.chunks);
+                fill(4 * reduce_ticket_word,
+                     4 * (state_header_words - reduce_ticket_word + uint64_t(status_words(type)) * p.chunks));
                 st.steps.push_back({Step::to_compute});
             }
             p.mode = reduce ? mode_reduce : mode_reduce_chunks;

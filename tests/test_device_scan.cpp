@@ -284,7 +284,8 @@ TEST_CASE("device scan: reduce's last work-group computing the chunk totals itse
         Op op = t == Type::u32x2 ? Op::segmented_add : is_float(t) ? Op::add : Op::bit_xor;
         uint64_t tile = tile_of(t);
         for (int kind = 0; kind < 2; ++kind) {
-            verify::DeviceCase c = make(t, op, 7 * tile + seed % 11, kind == 0);
+            // A reduce of integers over 45 tiles in 5 chunks takes pieces by ticket (9 tiles a group).
+            verify::DeviceCase c = make(t, op, (kind == 0 ? 45 : 7) * tile + seed % 11, kind == 0);
             c.options.force_fallback = true;
             c.options.reproducible = kind == 1;
             c.options.chunks = 5;
@@ -384,6 +385,28 @@ TEST_CASE("device scan: reduce and the reproducible scan over more chunks than i
             c.count = 1000 * test::context().scan_tile(j.type, c.options).items() - seed % 7;
             c.seed = seed++;
             test::expect_pass(c);
+        }
+    }
+}
+
+// Integer reduces over more than one group take their pieces by ticket where a group's fair share is
+// 8 tiles or more (device_scan.comp, reduce_by_ticket): a tile each while the share is at most 256
+// tiles, else several, and at most twice the share a group (llvmpipe runs groups one after another,
+// so the first ones take all they may). Three groups here, so that shares pass 256 tiles at small
+// counts; shares under 8 tiles and one group take no ticket.
+TEST_CASE("device scan: integer reduces take pieces of one tile or more by ticket") {
+    uint64_t seed = 1700;
+    for (Type t : {Type::u32, Type::i64, Type::u8, Type::u32x2}) {
+        Op op = t == Type::u32x2 ? Op::argmax : t == Type::i64 ? Op::max : t == Type::u8 ? Op::mul : Op::add;
+        uint64_t tile = tile_of(t);
+        for (uint64_t tiles : {uint64_t(2), uint64_t(3 * 7), uint64_t(3 * 8), uint64_t(3 * 256), uint64_t(3 * 256 + 1),
+                               uint64_t(5000)}) {
+            for (uint32_t groups : {1u, 3u}) {
+                verify::DeviceCase c = make(t, op, tiles * tile - seed % 3, true);
+                c.options.chunks = groups;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
         }
     }
 }

@@ -8,7 +8,8 @@
 // Algorithm: a single-pass chained scan with decoupled look-back (tiles, or chunks of tiles, from an
 // atomic ticket; a work-group that waits too long for a predecessor computes it from the input), or, with
 // ScanOptions::reproducible, a reduce-then-scan over chunks whose order is fixed by the sizes alone.
-// Reduce always works that way. Buffers larger than maxStorageBufferRange are scanned in segments
+// Reduce of floats always works that way; integer reduces take their tiles by ticket (exact in any
+// order). Buffers larger than maxStorageBufferRange are scanned in segments
 // with the running total carried on the device; host arrays are streamed through the device in chunks.
 #pragma once
 
@@ -61,8 +62,9 @@ struct ScanOptions {
     // compile it out and ignore the setting; in-place scans never do). Results are the same either
     // way. -1: in dispatches of 32 MiB of input or more; 0 off; 1 on.
     int look_back_prefetch = -1;
-    // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles).
-    // 0: chosen for the device. Results are reproducible for a fixed value.
+    // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles; in
+    // integer reduces, pieces by ticket). 0: chosen for the device. Results are reproducible for a
+    // fixed value.
     uint32_t chunks = 0;
     // The most items one dispatch takes. 0: as many as maxStorageBufferRange allows. Tests set it low
     // to reach the segmented path on small buffers.

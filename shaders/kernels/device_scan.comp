@@ -116,7 +116,9 @@ const uint STATE_TICKET = 0u, STATE_FINISHED = 1u;
 const uint STATE_STAT_ROUNDS = 6u, STATE_STAT_WALKED = 7u, STATE_STAT_FALLBACKS = 8u; // zeroed with FLAG_STATS
 const uint STATE_DIRTY = 9u; // + parity
 const uint STATE_PREFETCH_SINK = 11u; // never written (see look_back's prefetch)
-const uint STATE_TILES = 12u;
+const uint STATE_REDUCE_TICKET = 12u; // reduce_by_ticket's pieces, zero between dispatches
+// Words 13 to 15 are not used: the status slots start on a 32-byte sector.
+const uint STATE_TILES = 16u;
 const uint TICKET_COUNT = 0x7fffffffu; // and bit 31 the parity
 const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
 // A look-back chunk's status takes a slot of STATUS_SLOT words (32 bytes, a sector of NVIDIA's L2), its
@@ -350,16 +352,11 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
 uint first_tile_of(uint chunk) { return chunk * params.chunk_tiles; }
 uint end_tile_of(uint chunk) { return min(first_tile_of(chunk) + params.chunk_tiles, params.tiles); }
 
-ITEM_TYPE reduce_chunk(uint chunk) {
-    uint tile_begin = first_tile_of(chunk);
-    uint tile_end = end_tile_of(chunk);
-    ITEM_TYPE total = ITEM_IDENTITY;
 #if ITEM_COMMUTATIVE
-    // Any arrangement will do: striped loads, four in flight, one accumulator per invocation.
+// Items [begin, end) folded into this invocation's `own`, for operators that commute, where any
+// arrangement will do: striped loads, four in flight, one accumulator per invocation.
+ITEM_TYPE fold_striped(uint begin, uint end, ITEM_TYPE own) {
     const uint size = VKC_WORKGROUP_SIZE;
-    uint begin = tile_begin * tile_items();
-    uint end = min(tile_end * tile_items(), params.count);
-    ITEM_TYPE own = ITEM_IDENTITY;
 #if ITEM_VEC_WIDTH > 1
     uint v = begin / ITEM_VEC_WIDTH + gl_LocalInvocationIndex;
     uint vectors_end = end / ITEM_VEC_WIDTH;
@@ -384,19 +381,81 @@ ITEM_TYPE reduce_chunk(uint chunk) {
     for (; i < end; i += size) {
         own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[i]));
     }
-    ITEM_TYPE before;
+    return own;
+}
+#endif
+
+ITEM_TYPE workgroup_total(ITEM_TYPE own) {
+    ITEM_TYPE before, total;
     VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
+    return total;
+}
+
+ITEM_TYPE reduce_chunk(uint chunk) {
+    uint tile_begin = first_tile_of(chunk);
+    uint tile_end = end_tile_of(chunk);
+#if ITEM_COMMUTATIVE
+    return workgroup_total(fold_striped(tile_begin * tile_items(), min(tile_end * tile_items(), params.count),
+                                        ITEM_IDENTITY));
 #else
     // In order: tile by tile, each reduced in the blocked arrangement.
+    ITEM_TYPE total = ITEM_IDENTITY;
     for (uint tile = tile_begin; tile < tile_end; ++tile) {
         ITEM_TYPE items[VKC_ITEMS];
         load_tile(tile, items);
         ITEM_TYPE part = VKC_PASTE(vkc_block_reduce_, ITEM_OP)(items);
         total = tile == tile_begin ? part : ITEM_COMBINE(total, part);
     }
-#endif
     return total;
+#endif
 }
+
+// MODE_REDUCE over more than one group, where no order of combination changes the result: operators
+// that commute, on integers (exact). Each group starts with the piece of its index and takes more
+// from a ticket (the next one taken while a piece loads), so groups that run faster take more and
+// all finish together. With equal chunks the reduce ended when the slowest group did: on the H100 at
+// 2^28 u32 ran at 0.982 of a read with 512 chunks, against 1.010 with 512 groups taking tiles by
+// ticket (1.022 of CUB DeviceReduce against 0.994); pieces of two tiles ran at 1.003. Floats keep the
+// chunks: a group's total would depend on which pieces it drew, and reduce is reproducible. So do
+// shares under TICKET_MIN_SHARE tiles a group, where the next ticket is on the critical path: with
+// shares of 4, u32 at 2^23 ran at 0.64 of a read by ticket against 0.75 in chunks (8: 0.82 and 0.81).
+// Bounds, for llvmpipe, which ends every loop of an invocation once its loops have taken 65535 turns
+// in all (gallivm's loop limiter) and runs groups one after another on one thread: a piece is one
+// tile while a group's fair share is at most PIECES_A_SHARE tiles, else a whole fraction of the share,
+// and a group takes at most twice its share. Together the groups may take twice the pieces there
+// are, so none is left over.
+#define REDUCE_BY_TICKET (ITEM_COMMUTATIVE && !ITEM_FLOAT)
+#if REDUCE_BY_TICKET
+const uint TICKET_MIN_SHARE = 8u;
+uint share_tiles() { return (params.tiles + params.chunks - 1u) / params.chunks; }
+const uint PIECES_A_SHARE = 256u;
+shared uint next_piece[2]; // written by invocation 0 a piece ahead, alternating
+ITEM_TYPE reduce_by_ticket() {
+    uint groups = params.chunks;
+    uint share = share_tiles();
+    uint piece_tiles = (share + PIECES_A_SHARE - 1u) / PIECES_A_SHARE;
+    uint pieces = (params.tiles + piece_tiles - 1u) / piece_tiles;
+    uint most = 2u * ((pieces + groups - 1u) / groups);
+    uint held = 1u; // pieces this group has (uniform)
+    if (gl_LocalInvocationIndex == 0u) {
+        next_piece[0] = groups + atomicAdd(state[STATE_REDUCE_TICKET], 1u);
+    }
+    ++held;
+    ITEM_TYPE own = ITEM_IDENTITY;
+    uint piece = group_index();
+    for (uint k = 0u; piece < pieces; ++k) { // uniform: `piece` comes from shared memory
+        uint begin = piece * piece_tiles * tile_items();
+        own = fold_striped(begin, min(begin + piece_tiles * tile_items(), params.count), own);
+        barrier(); // next_piece[k & 1] was written, and next_piece[(k + 1) & 1] read by all, before it
+        piece = next_piece[k & 1u];
+        if (gl_LocalInvocationIndex == 0u && piece < pieces) {
+            next_piece[(k + 1u) & 1u] = held < most ? groups + atomicAdd(state[STATE_REDUCE_TICKET], 1u) : pieces;
+        }
+        ++held;
+    }
+    return workgroup_total(own);
+}
+#endif
 
 // The total of a whole (full) chunk from its input, lean on registers: the look-back's fallback runs
 // while a tile is held in registers. Each invocation folds its own consecutive items, then one ordered
@@ -1100,14 +1159,15 @@ void scan_look_back() {
 }
 
 // ---- chunks: reduce, and the reproducible scan -------------------------------------------------
-// MODE_REDUCE and MODE_REDUCE_CHUNKS: each group posts its chunk's total as a look-back status is
-// posted (flag and value in the same words, at total_at), counts itself finished, and the last to
-// count folds the totals. Since a total carries its flag (STATUS_TOTAL), the last group needs no
-// fence to trust what it reads: it reads again while any total has not landed. (A device-scope
-// release before the count, which waits for the total's store, and an acquire after it cost
-// reduces of 2^16 items a tenth of their speed on the H100.) MODE_REDUCE_CHUNKS leaves each chunk's
-// exclusive prefix in its words for MODE_SCAN_CHUNKS, which zeroes them; MODE_REDUCE zeroes the
-// totals once read, for a look-back scan on the same state (they overlap its status arrays).
+// MODE_REDUCE and MODE_REDUCE_CHUNKS: each group posts its chunk's total (reduce_by_ticket: the total
+// of the pieces it drew) as a look-back status is posted (flag and value in the same words, at
+// total_at), counts itself finished, and the last to count folds the totals. Since a total carries
+// its flag (STATUS_TOTAL), the last group needs no fence to trust what it reads: it reads again while
+// any total has not landed. (A device-scope release before the count, which waits for the total's
+// store, and an acquire after it cost reduces of 2^16 items a tenth of their speed on the H100.)
+// MODE_REDUCE_CHUNKS leaves each chunk's exclusive prefix in its words for MODE_SCAN_CHUNKS, which
+// zeroes them; MODE_REDUCE zeroes the totals once read, for a look-back scan on the same state (they
+// overlap its status arrays).
 shared bool finished_last;
 shared uint totals_missing[3]; // invocations that found a total not yet posted, by round, in rotation
 uint total_at(uint chunk) { return STATE_TILES + chunk * STATUS_WORDS; }
@@ -1180,6 +1240,15 @@ ITEM_TYPE fold_totals(uint begin, uint end, uint per_invocation) {
             return own;
         }
         if (forced || round + 1u >= TOTALS_WAIT_ROUNDS) {
+#if REDUCE_BY_TICKET
+            if (params.mode == MODE_REDUCE) {
+                // Any order gives the same result here, and which pieces each group drew is not known:
+                // this group folds the whole input and reads no total (a late post could not be told
+                // from one posted again).
+                ITEM_TYPE all = workgroup_total(fold_striped(0u, params.count, ITEM_IDENTITY));
+                return gl_LocalInvocationIndex == 0u ? all : ITEM_IDENTITY;
+            }
+#endif
             post_totals_again();
         }
     }
@@ -1191,8 +1260,13 @@ void reduce_chunks() {
     if (chunk >= params.chunks) {
         return;
     }
-    ITEM_TYPE total = reduce_chunk(chunk);
     bool alone = params.chunks == 1u; // last without counting, and it has its total
+#if REDUCE_BY_TICKET
+    bool by_ticket = params.mode == MODE_REDUCE && !alone && share_tiles() >= TICKET_MIN_SHARE;
+    ITEM_TYPE total = by_ticket ? reduce_by_ticket() : reduce_chunk(chunk);
+#else
+    ITEM_TYPE total = reduce_chunk(chunk);
+#endif
     if (gl_LocalInvocationIndex == 0u) {
         if (!alone) {
             post_words(total_at(chunk), STATUS_TOTAL, total);
@@ -1246,6 +1320,7 @@ void reduce_chunks() {
         write_pair(carry_out_at(), running);
         if (params.mode == MODE_REDUCE) {
             items_out[0] = running;
+            state[STATE_REDUCE_TICKET] = 0u; // every group has drawn its last ticket
         }
         state[STATE_FINISHED] = 0u; // every group has counted: zero for the next dispatch
     }
