@@ -385,6 +385,8 @@ ITEM_TYPE fold_striped(uint begin, uint end, ITEM_TYPE own) {
 }
 #endif
 
+// The work-group's total of every invocation's `own`, already prepared (vkc_workgroup_reduce_ would
+// prepare it again, which custom operators' prepare steps need not survive).
 ITEM_TYPE workgroup_total(ITEM_TYPE own) {
     ITEM_TYPE before, total;
     VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
@@ -427,20 +429,18 @@ ITEM_TYPE reduce_chunk(uint chunk) {
 #define REDUCE_BY_TICKET (ITEM_COMMUTATIVE && !ITEM_FLOAT)
 #if REDUCE_BY_TICKET
 const uint TICKET_MIN_SHARE = 8u;
-uint share_tiles() { return (params.tiles + params.chunks - 1u) / params.chunks; }
 const uint PIECES_A_SHARE = 256u;
 shared uint next_piece[2]; // written by invocation 0 a piece ahead, alternating
-ITEM_TYPE reduce_by_ticket() {
+// `share`: a group's fair share of the tiles, in tiles.
+ITEM_TYPE reduce_by_ticket(uint share) {
     uint groups = params.chunks;
-    uint share = share_tiles();
     uint piece_tiles = (share + PIECES_A_SHARE - 1u) / PIECES_A_SHARE;
     uint pieces = (params.tiles + piece_tiles - 1u) / piece_tiles;
     uint most = 2u * ((pieces + groups - 1u) / groups);
-    uint held = 1u; // pieces this group has (uniform)
+    uint held = 2u; // pieces this group has (uniform): its own, and the one drawn here
     if (gl_LocalInvocationIndex == 0u) {
         next_piece[0] = groups + atomicAdd(state[STATE_REDUCE_TICKET], 1u);
     }
-    ++held;
     ITEM_TYPE own = ITEM_IDENTITY;
     uint piece = group_index();
     for (uint k = 0u; piece < pieces; ++k) { // uniform: `piece` comes from shared memory
@@ -467,9 +467,7 @@ ITEM_TYPE reduce_chunk_input(uint chunk) {
     for (uint i = 1u; i < per_invocation; ++i) {
         own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[first + i]));
     }
-    ITEM_TYPE before, total;
-    VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, before, total);
-    return total;
+    return workgroup_total(own);
 }
 
 // ---- the look-back: the whole work-group, in rounds ------------------------------------------------
@@ -1066,9 +1064,7 @@ void scan_chunk_in_registers(uint chunk) {
                                                      ITEM_COMBINE(ITEM_PREPARE(x2[j][c]), ITEM_PREPARE(x3[j][c]))));
             }
         }
-        ITEM_TYPE unused, aggregate;
-        VKC_PASTE(vkc_workgroup_scan_core_, ITEM_OP)(own, unused, aggregate);
-        post_aggregate(chunk, aggregate);
+        post_aggregate(chunk, workgroup_total(own));
     }
 #else
     const bool aggregate_posted = false;
@@ -1262,8 +1258,9 @@ void reduce_chunks() {
     }
     bool alone = params.chunks == 1u; // last without counting, and it has its total
 #if REDUCE_BY_TICKET
-    bool by_ticket = params.mode == MODE_REDUCE && !alone && share_tiles() >= TICKET_MIN_SHARE;
-    ITEM_TYPE total = by_ticket ? reduce_by_ticket() : reduce_chunk(chunk);
+    uint share = (params.tiles + params.chunks - 1u) / params.chunks;
+    bool by_ticket = params.mode == MODE_REDUCE && !alone && share >= TICKET_MIN_SHARE;
+    ITEM_TYPE total = by_ticket ? reduce_by_ticket(share) : reduce_chunk(chunk);
 #else
     ITEM_TYPE total = reduce_chunk(chunk);
 #endif
