@@ -1,9 +1,13 @@
 # Expands shaders/variants.txt into SPIR-V modules (glslang -> spirv-val -> spirv-opt -> spirv-val)
 # and one generated C++ source that embeds them with their module table.
 #
-#   vkc_add_shader_modules(<target> VARIANTS <file> KERNELS <dir> INCLUDE <dir>)
+#   vkc_add_shader_modules(<target> VARIANTS <file> KERNELS <dir> INCLUDE <dir>
+#                          [TYPES <list>|all] [OPS <list>|all] [ONLY_KERNELS <list>|all])
 #
-# adds the generated source to <target>. Nothing generated lands in the source tree.
+# adds the generated source to <target>. TYPES, OPS and ONLY_KERNELS keep the variants that match
+# (the internal kernels copy, read and subgroup_layout are always built: the runtime needs them).
+# Sets on <target> the properties VKC_SPIRV_FILES (the .spv files) and VKC_MANIFEST (manifest.json).
+# Nothing generated lands in the source tree.
 
 find_program(GLSLANG_VALIDATOR glslangValidator REQUIRED)
 find_program(SPIRV_VAL spirv-val REQUIRED)
@@ -110,7 +114,15 @@ function(_vkc_required_features out kernel type path)
 endfunction()
 
 function(vkc_add_shader_modules target)
-  cmake_parse_arguments(ARG "" "VARIANTS;KERNELS;INCLUDE" "" ${ARGN})
+  cmake_parse_arguments(ARG "" "VARIANTS;KERNELS;INCLUDE;TYPES;OPS;ONLY_KERNELS" "" ${ARGN})
+  foreach(filter TYPES OPS ONLY_KERNELS)
+    if(NOT ARG_${filter} OR ARG_${filter} STREQUAL "all")
+      set(keep_${filter} all)
+    else()
+      string(REPLACE "," ";" keep_${filter} "${ARG_${filter}}")
+    endif()
+  endforeach()
+  set(internal_kernels copy read subgroup_layout)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${ARG_VARIANTS}")
   file(GLOB_RECURSE headers "${ARG_INCLUDE}/*.glsl" "${ARG_KERNELS}/*.glsl")
   file(STRINGS "${ARG_VARIANTS}" lines)
@@ -128,6 +140,10 @@ function(vkc_add_shader_modules target)
       message(FATAL_ERROR "${ARG_VARIANTS}: expected 5 fields, got '${line}'")
     endif()
     list(GET fields 0 kernel)
+    if(NOT keep_ONLY_KERNELS STREQUAL "all" AND NOT kernel IN_LIST keep_ONLY_KERNELS
+       AND NOT kernel IN_LIST internal_kernels)
+      continue()
+    endif()
     foreach(i 1 2 3 4)
       list(GET fields ${i} f)
       string(REPLACE "," ";" f "${f}")
@@ -135,7 +151,13 @@ function(vkc_add_shader_modules target)
     endforeach()
     foreach(collective IN LISTS field1)
       foreach(type IN LISTS field2)
+        if(NOT type STREQUAL "-" AND NOT keep_TYPES STREQUAL "all" AND NOT type IN_LIST keep_TYPES)
+          continue()
+        endif()
         foreach(op IN LISTS field3)
+          if(NOT op STREQUAL "-" AND NOT keep_OPS STREQUAL "all" AND NOT op IN_LIST keep_OPS)
+            continue()
+          endif()
           foreach(path IN LISTS field4)
             set(name "${collective}")
             set(defines "-DCOLLECTIVE=${collective}" "-DCOLLECTIVE_${collective}=1"
@@ -198,9 +220,9 @@ function(vkc_add_shader_modules target)
             if(kernel STREQUAL "block_scan" OR kernel STREQUAL "device_scan")
               set(bindings 3)
             endif()
-            # name|collective|type|op|path|features|max work-group size|bindings
+            # name|collective|type|op|path|features|max work-group size|bindings|kernel|type name|op name
             list(APPEND table_rows
-                 "${name}|${collective}|${type_enum}|${op_enum}|${path_enum}|${features}|${VKC_MODULE_MAX_WORKGROUP_SIZE}|${bindings}")
+                 "${name}|${collective}|${type_enum}|${op_enum}|${path_enum}|${features}|${VKC_MODULE_MAX_WORKGROUP_SIZE}|${bindings}|${kernel}|${type}|${op}")
           endforeach()
         endforeach()
       endforeach()
@@ -212,15 +234,20 @@ function(vkc_add_shader_modules target)
   file(CONFIGURE OUTPUT "${manifest}" CONTENT "${manifest_text}\n")
   # The table goes in a C++ source, the SPIR-V words in an assembler source that .incbin's the files:
   # a 5 MB array initialiser would take the compiler minutes.
+  if(NOT spv_files)
+    message(FATAL_ERROR "vkc_add_shader_modules: no module matches TYPES=${ARG_TYPES} OPS=${ARG_OPS}")
+  endif()
   set(generated "${CMAKE_CURRENT_BINARY_DIR}/vkc_modules.cpp")
   set(generated_asm "${CMAKE_CURRENT_BINARY_DIR}/vkc_modules.S")
+  set(generated_json "${out_dir}/manifest.json")
   add_custom_command(
-    OUTPUT "${generated}" "${generated_asm}"
+    OUTPUT "${generated}" "${generated_asm}" "${generated_json}"
     COMMAND "${CMAKE_COMMAND}" -DMANIFEST=${manifest} -DSPIRV_DIR=${out_dir} -DOUTPUT=${generated}
-            -DOUTPUT_ASM=${generated_asm}
+            -DOUTPUT_ASM=${generated_asm} -DOUTPUT_JSON=${generated_json} -DVERSION=${PROJECT_VERSION}
             -P "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
     DEPENDS ${spv_files} "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
     COMMENT "Embedding ${CMAKE_CURRENT_BINARY_DIR}/spirv into vkc_modules.cpp"
     VERBATIM)
   target_sources(${target} PRIVATE "${generated}" "${generated_asm}")
+  set_target_properties(${target} PROPERTIES VKC_SPIRV_FILES "${spv_files}" VKC_MANIFEST "${generated_json}")
 endfunction()

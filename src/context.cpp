@@ -1,11 +1,11 @@
 // The host runtime: instance and device creation, buffers, pipelines and dispatch.
-// Vulkan device functions go through a private VolkDeviceTable, so an engine's own loader setup
-// (volk's globals, or the loader's exports) is never touched for device-level calls.
+// Every Vulkan call goes through the tables of the Context's DeviceCore (device/vulkan_api.hpp).
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -27,25 +27,16 @@ std::string lower(std::string s) {
     return s;
 }
 
-void load_vulkan() {
-    static std::once_flag once;
-    static VkResult result = VK_ERROR_INITIALIZATION_FAILED;
-    std::call_once(once, [] { result = volkInitialize(); });
-    if (result != VK_SUCCESS) {
-        throw Error("no Vulkan loader: libvulkan.so.1 was not found (Debian: apt-get install libvulkan1)");
-    }
-}
-
 bool has_extension(const std::vector<VkExtensionProperties>& list, const char* name) {
     return std::any_of(list.begin(), list.end(),
                        [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
 }
 
-std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice pd) {
+std::vector<VkExtensionProperties> device_extensions(const InstanceTable& vki, VkPhysicalDevice pd) {
     uint32_t n = 0;
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+    vki.vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
     std::vector<VkExtensionProperties> list(n);
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, list.data());
+    vki.vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, list.data());
     return list;
 }
 
@@ -68,8 +59,8 @@ struct DeviceFeatureChain {
     std::vector<const char*> extensions; // device extensions these structs need on a Vulkan 1.1 device
 
     // Builds the chain from what the device knows about, so no struct it cannot parse is passed.
-    DeviceFeatureChain(VkPhysicalDevice pd, uint32_t api_version) {
-        auto exts = device_extensions(pd);
+    DeviceFeatureChain(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t api_version) {
+        auto exts = device_extensions(vki, pd);
         bool v12 = api_version >= VK_API_VERSION_1_2;
         core.pNext = &storage16;
         void** tail = &storage16.pNext;
@@ -93,17 +84,17 @@ struct DeviceFeatureChain {
             tail = &executable_info.pNext;
             extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
         }
-        vkGetPhysicalDeviceFeatures2(pd, &core);
+        vki.vkGetPhysicalDeviceFeatures2(pd, &core);
     }
     DeviceFeatureChain(const DeviceFeatureChain&) = delete;
 };
 
-DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
+DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t index) {
     DeviceInfo info;
     info.index = index;
-    auto exts = device_extensions(pd);
+    auto exts = device_extensions(vki, pd);
     VkPhysicalDeviceProperties base{};
-    vkGetPhysicalDeviceProperties(pd, &base);
+    vki.vkGetPhysicalDeviceProperties(pd, &base);
     bool v12 = base.apiVersion >= VK_API_VERSION_1_2;
     bool v13 = base.apiVersion >= VK_API_VERSION_1_3;
 
@@ -124,11 +115,11 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
         *tail = &driver;
         tail = &driver.pNext;
     }
-    vkGetPhysicalDeviceProperties2(pd, &props);
+    vki.vkGetPhysicalDeviceProperties2(pd, &props);
 
     info.name = base.deviceName;
     info.driver = has_driver ? std::string(driver.driverName) + " " + driver.driverInfo : "unknown driver";
-    info.type = base.deviceType;
+    info.type = DeviceType(base.deviceType);
     info.api_version = base.apiVersion;
     info.subgroup_size = subgroup.subgroupSize;
     info.min_subgroup_size = has_size_control ? size_control.minSubgroupSize : subgroup.subgroupSize;
@@ -152,7 +143,7 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
             f = f | Feature::subgroup_shuffle_relative;
         }
     }
-    DeviceFeatureChain chain(pd, base.apiVersion);
+    DeviceFeatureChain chain(vki, pd, base.apiVersion);
     if (chain.extended.shaderSubgroupExtendedTypes) f = f | Feature::subgroup_extended_types;
     if (chain.float16.shaderFloat16) f = f | Feature::shader_float16;
     if (chain.storage16.storageBuffer16BitAccess) f = f | Feature::storage_buffer_16bit;
@@ -222,9 +213,10 @@ Feature enabled_features_of(const VkPhysicalDeviceFeatures2* chain) {
     return f;
 }
 
-VkInstance create_instance(bool want_validation, bool& validation_on) {
-    load_vulkan();
-    uint32_t loader_version = volkGetInstanceVersion();
+VkInstance create_instance(const InstanceTable& vki, bool want_validation, bool& validation_on,
+                           const VkAllocationCallbacks* allocator) {
+    uint32_t loader_version = VK_API_VERSION_1_0;
+    if (vki.vkEnumerateInstanceVersion) vki.vkEnumerateInstanceVersion(&loader_version);
     if (loader_version < VK_API_VERSION_1_1) {
         throw UnsupportedError("the Vulkan loader offers only Vulkan 1.0; vkcollectives needs 1.1");
     }
@@ -236,9 +228,9 @@ VkInstance create_instance(bool want_validation, bool& validation_on) {
     validation_on = false;
     if (want_validation) {
         uint32_t n = 0;
-        vkEnumerateInstanceLayerProperties(&n, nullptr);
+        vki.vkEnumerateInstanceLayerProperties(&n, nullptr);
         std::vector<VkLayerProperties> available(n);
-        vkEnumerateInstanceLayerProperties(&n, available.data());
+        vki.vkEnumerateInstanceLayerProperties(&n, available.data());
         for (auto& l : available) {
             if (std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0) validation_on = true;
         }
@@ -254,24 +246,23 @@ VkInstance create_instance(bool want_validation, bool& validation_on) {
     info.enabledExtensionCount = uint32_t(extensions.size());
     info.ppEnabledExtensionNames = extensions.data();
     VkInstance instance = VK_NULL_HANDLE;
-    check(vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
-    volkLoadInstanceOnly(instance);
+    check(vki.vkCreateInstance(&info, allocator, &instance), "vkCreateInstance");
     return instance;
 }
 
-std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+std::vector<VkPhysicalDevice> physical_devices(const InstanceTable& vki, VkInstance instance) {
     uint32_t n = 0;
-    check(vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
+    check(vki.vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
     std::vector<VkPhysicalDevice> list(n);
-    check(vkEnumeratePhysicalDevices(instance, &n, list.data()), "vkEnumeratePhysicalDevices");
+    check(vki.vkEnumeratePhysicalDevices(instance, &n, list.data()), "vkEnumeratePhysicalDevices");
     return list;
 }
 
-std::vector<VkQueueFamilyProperties> queue_families(VkPhysicalDevice pd) {
+std::vector<VkQueueFamilyProperties> queue_families(const InstanceTable& vki, VkPhysicalDevice pd) {
     uint32_t n = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+    vki.vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
     std::vector<VkQueueFamilyProperties> families(n);
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+    vki.vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
     return families;
 }
 
@@ -281,12 +272,12 @@ void require_vulkan_1_1(const DeviceInfo& info) {
     }
 }
 
-int type_rank(VkPhysicalDeviceType t) {
+int type_rank(DeviceType t) {
     switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    case DeviceType::discrete_gpu: return 0;
+    case DeviceType::integrated_gpu: return 1;
+    case DeviceType::virtual_gpu: return 2;
+    case DeviceType::cpu: return 3;
     default: return 4;
     }
 }
@@ -337,31 +328,41 @@ uint64_t BroadcastSource::linear(const WorkgroupShape& s) const {
 
 std::string DeviceInfo::type_name() const {
     switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    case DeviceType::discrete_gpu: return "discrete GPU";
+    case DeviceType::integrated_gpu: return "integrated GPU";
+    case DeviceType::virtual_gpu: return "virtual GPU";
+    case DeviceType::cpu: return "CPU";
     default: return "other";
     }
 }
 
 std::vector<DeviceInfo> list_devices() {
+    DeviceCore core;
+    core.vki.load_global(core.loader.open());
     bool validation = false;
-    VkInstance instance = create_instance(false, validation);
+    core.instance = create_instance(core.vki, false, validation, nullptr);
+    core.vki.load_instance(core.instance);
     std::vector<DeviceInfo> out;
-    auto list = physical_devices(instance);
-    for (uint32_t i = 0; i < list.size(); ++i) out.push_back(describe(list[i], i));
-    vkDestroyInstance(instance, nullptr);
+    auto list = physical_devices(core.vki, core.instance);
+    for (uint32_t i = 0; i < list.size(); ++i) out.push_back(describe(core.vki, list[i], i));
     return out;
+}
+
+DeviceCore::~DeviceCore() {
+    if (adopted) return;
+    if (device) vk.vkDestroyDevice(device, allocator);
+    if (messenger) vki.vkDestroyDebugUtilsMessengerEXT(instance, messenger, allocator);
+    if (instance) vki.vkDestroyInstance(instance, allocator);
 }
 
 namespace {
 VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
                                                      VkDebugUtilsMessageTypeFlagsEXT,
                                                      const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
-    auto* impl = static_cast<Context::Impl*>(user);
-    ++impl->validation_count;
-    impl->validation_last = data && data->pMessage ? data->pMessage : "(no message)";
+    auto* core = static_cast<DeviceCore*>(user);
+    std::lock_guard<std::mutex> lock(core->validation_mutex);
+    ++core->validation_count;
+    core->validation_last = data && data->pMessage ? data->pMessage : "(no message)";
     return VK_FALSE;
 }
 } // namespace
@@ -370,6 +371,12 @@ void Context::Impl::create(const ContextOptions& opts) {
     options = opts;
     options.validation = opts.validation || env_flag("VKC_VALIDATION");
     options.shared_memory_only = opts.shared_memory_only || env_flag("VKC_SHARED_MEMORY_ONLY");
+    core = std::make_shared<DeviceCore>();
+    if (opts.allocator) {
+        core->allocator_copy = *opts.allocator;
+        core->allocator = &core->allocator_copy;
+    }
+    allocator = core->allocator;
     if (opts.adopt.device) {
         adopt_device(opts.adopt);
     } else {
@@ -388,31 +395,33 @@ void Context::Impl::adopt_device(const AdoptedDevice& a) {
     require(a.device, "device is VK_NULL_HANDLE");
     require(a.queue, "queue is VK_NULL_HANDLE");
     Feature enabled = enabled_features_of(a.enabled_features);
-    load_vulkan();
-    // Instance-level entry points are the loader's trampolines, good for any instance's objects: load
-    // them from the engine's instance only where none is loaded, so that the extension functions of
-    // an instance of ours (debug utils) are not replaced by an instance that may not enable them.
-    if (!volkGetLoadedInstance()) volkLoadInstanceOnly(a.instance);
-    adopted = true;
-    instance = a.instance;
+    core->adopted = adopted = true;
+    core->vki.load_global(a.get_instance_proc_addr ? a.get_instance_proc_addr : core->loader.open());
+    core->vki.load_instance(a.instance);
+    vki = core->vki;
+    core->instance = instance = a.instance;
     physical = a.physical_device;
-    auto list = physical_devices(instance);
+    auto list = physical_devices(vki, instance);
     auto found = std::find(list.begin(), list.end(), physical);
     require(found != list.end(), "physical_device is not one of the instance's devices");
-    info = describe(physical, uint32_t(found - list.begin()));
+    info = describe(vki, physical, uint32_t(found - list.begin()));
     require_vulkan_1_1(info);
     info.features = (info.features & ~optional_device_features) | (info.features & enabled);
-    auto families = queue_families(physical);
+    auto families = queue_families(vki, physical);
     require(a.queue_family < families.size(), "queue_family is not one of the device's queue families");
     require(families[a.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT, "queue_family has no compute");
     queue_family = a.queue_family;
-    device = a.device;
+    core->device = device = a.device;
     queue = a.queue;
-    volkLoadDeviceTable(&vk, device);
+    core->vk.load(vki.vkGetDeviceProcAddr, device);
+    vk = core->vk;
 }
 
 void Context::Impl::create_device() {
-    instance = create_instance(options.validation, validation_on);
+    core->vki.load_global(core->loader.open());
+    core->instance = instance = create_instance(core->vki, options.validation, validation_on, allocator);
+    core->vki.load_instance(instance);
+    vki = core->vki;
     if (validation_on) {
         VkDebugUtilsMessengerCreateInfoEXT m{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
         m.messageSeverity =
@@ -420,19 +429,20 @@ void Context::Impl::create_device() {
         m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                         VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
         m.pfnUserCallback = on_validation_message;
-        m.pUserData = this;
-        check(vkCreateDebugUtilsMessengerEXT(instance, &m, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
+        m.pUserData = core.get();
+        check(vki.vkCreateDebugUtilsMessengerEXT(instance, &m, allocator, &core->messenger),
+              "vkCreateDebugUtilsMessengerEXT");
     }
 
-    auto list = physical_devices(instance);
+    auto list = physical_devices(vki, instance);
     std::vector<DeviceInfo> infos;
-    for (uint32_t i = 0; i < list.size(); ++i) infos.push_back(describe(list[i], i));
+    for (uint32_t i = 0; i < list.size(); ++i) infos.push_back(describe(vki, list[i], i));
     uint32_t chosen = choose_device(infos, options.device);
     physical = list[chosen];
     info = infos[chosen];
     require_vulkan_1_1(info);
 
-    auto families = queue_families(physical);
+    auto families = queue_families(vki, physical);
     bool found = false;
     for (uint32_t i = 0; i < families.size() && !found; ++i) {
         if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
@@ -443,12 +453,12 @@ void Context::Impl::create_device() {
     if (!found) throw UnsupportedError(info.name + " has no compute queue");
 
     // Enable exactly the optional features we may use, where the device has them.
-    DeviceFeatureChain chain(physical, info.api_version);
-    VkPhysicalDeviceFeatures core{};
-    core.shaderInt64 = chain.core.features.shaderInt64;
-    core.shaderFloat64 = chain.core.features.shaderFloat64;
-    core.shaderInt16 = chain.core.features.shaderInt16;
-    chain.core.features = core;
+    DeviceFeatureChain chain(vki, physical, info.api_version);
+    VkPhysicalDeviceFeatures enabled{};
+    enabled.shaderInt64 = chain.core.features.shaderInt64;
+    enabled.shaderFloat64 = chain.core.features.shaderFloat64;
+    enabled.shaderInt16 = chain.core.features.shaderInt16;
+    chain.core.features = enabled;
     chain.storage8 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, chain.storage8.pNext,
                       chain.storage8.storageBuffer8BitAccess};
     chain.storage16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, chain.storage16.pNext,
@@ -468,30 +478,31 @@ void Context::Impl::create_device() {
     d.pQueueCreateInfos = &q;
     d.enabledExtensionCount = uint32_t(chain.extensions.size());
     d.ppEnabledExtensionNames = chain.extensions.data();
-    check(vkCreateDevice(physical, &d, nullptr, &device), "vkCreateDevice");
-    volkLoadDeviceTable(&vk, device);
+    check(vki.vkCreateDevice(physical, &d, allocator, &device), "vkCreateDevice");
+    core->device = device;
+    core->vk.load(vki.vkGetDeviceProcAddr, device);
+    vk = core->vk;
     vk.vkGetDeviceQueue(device, queue_family, 0, &queue);
 }
 
 // The Context's own objects on its device, created or adopted.
 void Context::Impl::set_up_device_objects() {
-    owner = {device, &vk};
-    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
     VkPhysicalDeviceProperties base{};
-    vkGetPhysicalDeviceProperties(physical, &base);
-    timestamp_period_ns = queue_families(physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod : 0;
+    vki.vkGetPhysicalDeviceProperties(physical, &base);
+    timestamp_period_ns = queue_families(vki, physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod : 0;
 
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     p.queueFamilyIndex = queue_family;
-    check(vk.vkCreateCommandPool(device, &p, nullptr, &pool), "vkCreateCommandPool");
+    check(vk.vkCreateCommandPool(device, &p, allocator, &pool), "vkCreateCommandPool");
     VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     a.commandPool = pool;
     a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     a.commandBufferCount = 1;
     check(vk.vkAllocateCommandBuffers(device, &a, &cmd), "vkAllocateCommandBuffers");
     VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    check(vk.vkCreateFence(device, &f, nullptr, &fence), "vkCreateFence");
+    check(vk.vkCreateFence(device, &f, allocator, &fence), "vkCreateFence");
 
     // One layout serves every module (see include/vkc/modules.hpp).
     VkDescriptorSetLayoutBinding bindings[3] = {};
@@ -504,20 +515,21 @@ void Context::Impl::set_up_device_objects() {
     VkDescriptorSetLayoutCreateInfo sl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     sl.bindingCount = 3;
     sl.pBindings = bindings;
-    check(vk.vkCreateDescriptorSetLayout(device, &sl, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
+    check(vk.vkCreateDescriptorSetLayout(device, &sl, allocator, &set_layout), "vkCreateDescriptorSetLayout");
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes};
     VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     pl.setLayoutCount = 1;
     pl.pSetLayouts = &set_layout;
     pl.pushConstantRangeCount = 1;
     pl.pPushConstantRanges = &range;
-    check(vk.vkCreatePipelineLayout(device, &pl, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
+    check(vk.vkCreatePipelineLayout(device, &pl, allocator, &pipeline_layout), "vkCreatePipelineLayout");
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = 1;
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
-    check(vk.vkCreateDescriptorPool(device, &dp, nullptr, &descriptor_pool), "vkCreateDescriptorPool");
+    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &descriptor_pool), "vkCreateDescriptorPool");
+    create_pipeline_cache();
 }
 
 void Context::Impl::destroy() {
@@ -527,18 +539,21 @@ void Context::Impl::destroy() {
         // submissions were each waited for; the caller's command buffers are the caller's to finish.
         if (!adopted) vk.vkDeviceWaitIdle(device);
         scratch = Buffer();
-        for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, nullptr);
-        for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, nullptr);
-        vk.vkDestroyDescriptorPool(device, descriptor_pool, nullptr);
-        if (timestamps) vk.vkDestroyQueryPool(device, timestamps, nullptr);
-        vk.vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
-        vk.vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
-        vk.vkDestroyFence(device, fence, nullptr);
-        vk.vkDestroyCommandPool(device, pool, nullptr);
-        if (!adopted) vk.vkDestroyDevice(device, nullptr);
+        for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, allocator);
+        for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, allocator);
+        vk.vkDestroyDescriptorPool(device, descriptor_pool, allocator);
+        if (timestamps) vk.vkDestroyQueryPool(device, timestamps, allocator);
+        vk.vkDestroyPipelineLayout(device, pipeline_layout, allocator);
+        vk.vkDestroyDescriptorSetLayout(device, set_layout, allocator);
+        vk.vkDestroyFence(device, fence, allocator);
+        vk.vkDestroyCommandPool(device, pool, allocator);
+        if (pipeline_cache && own_pipeline_cache) {
+            save_pipeline_cache();
+            vk.vkDestroyPipelineCache(device, pipeline_cache, allocator);
+        }
     }
-    if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
-    if (instance && !adopted) vkDestroyInstance(instance, nullptr);
+    if (core) core->context_alive = false;
+    core.reset(); // the device goes with the last Buffer or plan that holds it
 }
 
 uint32_t Context::Impl::memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const {
@@ -552,14 +567,14 @@ uint32_t Context::Impl::memory_type(uint32_t allowed, VkMemoryPropertyFlags want
 Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback) {
     if (bytes == 0) throw Error("buffer size 0: a buffer needs at least one byte");
     Buffer b;
-    b.owner_ = &owner;
+    b.owner_ = core;
     b.size_ = bytes;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = bytes;
     info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    check(vk.vkCreateBuffer(device, &info, nullptr, &b.buffer_), "vkCreateBuffer");
+    check(vk.vkCreateBuffer(device, &info, allocator, &b.buffer_), "vkCreateBuffer");
     VkMemoryRequirements req;
     vk.vkGetBufferMemoryRequirements(device, b.buffer_, &req);
     uint32_t type = memory_type(req.memoryTypeBits, preferred);
@@ -568,7 +583,7 @@ Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferre
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = type;
-    VkResult r = vk.vkAllocateMemory(device, &alloc, nullptr, &b.memory_);
+    VkResult r = vk.vkAllocateMemory(device, &alloc, allocator, &b.memory_);
     if (r != VK_SUCCESS) {
         throw Error("out of device memory: could not allocate " + std::to_string(bytes) + " bytes (VkResult " +
                     std::to_string(int(r)) + ")");
@@ -627,7 +642,7 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
                 info.pCode = replacement.data();
             }
         }
-        check(vk.vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
+        check(vk.vkCreateShaderModule(device, &info, allocator, &module), "vkCreateShaderModule");
     }
     uint32_t stage_items = staged ? uint32_t(shape.size() * items) : 1u;
     const uint32_t values[9] = {shape.x,      shape.y,
@@ -655,7 +670,7 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
     info.layout = pipeline_layout;
     if (statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkPipeline p = VK_NULL_HANDLE;
-    check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &p), "vkCreateComputePipelines");
+    check(vk.vkCreateComputePipelines(device, pipeline_cache, 1, &info, allocator, &p), "vkCreateComputePipelines");
     if (statistics) {
         report_statistics(p, std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
                                  (staged ? " staged" : "") +
@@ -758,9 +773,9 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
 Buffer::~Buffer() { release(); }
 void Buffer::release() {
     if (!owner_) return;
-    if (buffer_) owner_->vk->vkDestroyBuffer(owner_->device, buffer_, nullptr);
-    if (memory_) owner_->vk->vkFreeMemory(owner_->device, memory_, nullptr);
-    owner_ = nullptr;
+    if (buffer_) owner_->vk.vkDestroyBuffer(owner_->device, buffer_, owner_->allocator);
+    if (memory_) owner_->vk.vkFreeMemory(owner_->device, memory_, owner_->allocator);
+    owner_.reset();
     buffer_ = VK_NULL_HANDLE;
     memory_ = VK_NULL_HANDLE;
     mapped_ = nullptr;
@@ -781,8 +796,83 @@ Context::~Context() { impl_->destroy(); }
 
 const DeviceInfo& Context::device() const { return impl_->info; }
 bool Context::validation_enabled() const { return impl_->validation_on; }
-uint64_t Context::validation_messages() const { return impl_->validation_count; }
-std::string Context::last_validation_message() const { return impl_->validation_last; }
+uint64_t Context::validation_messages() const { return impl_->core->validation_count; }
+std::string Context::last_validation_message() const {
+    std::lock_guard<std::mutex> lock(impl_->core->validation_mutex);
+    return impl_->core->validation_last;
+}
+
+void Context::Impl::check_buffer(const Buffer& b, const char* role) const {
+    if (!b.owner_) throw Error(std::string(role) + " is an empty Buffer (moved from, or never created)");
+    if (b.owner_ != core) throw Error(std::string(role) + " is a Buffer of another Context");
+}
+
+// ---- Pipeline cache ----
+
+namespace {
+std::string pipeline_cache_file(const ContextOptions& o) {
+    if (!o.pipeline_cache_path.empty()) return o.pipeline_cache_path;
+    const char* env = std::getenv("VKC_PIPELINE_CACHE");
+    return env ? env : "";
+}
+} // namespace
+
+void Context::Impl::create_pipeline_cache() {
+    if (options.pipeline_cache) {
+        pipeline_cache = options.pipeline_cache;
+        return;
+    }
+    std::vector<uint8_t> data = options.pipeline_cache_data;
+    std::string file = pipeline_cache_file(options);
+    if (!file.empty()) {
+        std::ifstream in(file, std::ios::binary);
+        if (in) data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    info.initialDataSize = data.size();
+    info.pInitialData = data.empty() ? nullptr : data.data();
+    // Data of another device or driver version is ignored by the implementation; data it rejects
+    // outright (a truncated file) is dropped here, and the cache starts empty.
+    if (vk.vkCreatePipelineCache(device, &info, allocator, &pipeline_cache) != VK_SUCCESS) {
+        info.initialDataSize = 0;
+        info.pInitialData = nullptr;
+        check(vk.vkCreatePipelineCache(device, &info, allocator, &pipeline_cache), "vkCreatePipelineCache");
+    }
+    own_pipeline_cache = true;
+}
+
+std::vector<uint8_t> Context::pipeline_cache_data() const {
+    const Impl& i = *impl_;
+    size_t size = 0;
+    check(i.vk.vkGetPipelineCacheData(i.device, i.pipeline_cache, &size, nullptr), "vkGetPipelineCacheData");
+    std::vector<uint8_t> data(size);
+    VkResult r = i.vk.vkGetPipelineCacheData(i.device, i.pipeline_cache, &size, data.data());
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) check(r, "vkGetPipelineCacheData");
+    data.resize(size);
+    return data;
+}
+
+VkPipelineCache Context::vk_pipeline_cache() const { return impl_->pipeline_cache; }
+
+// Written to a temporary file and renamed, so that processes sharing the file never read half of one.
+void Context::Impl::save_pipeline_cache() const {
+    std::string file = pipeline_cache_file(options);
+    if (file.empty()) return;
+    try {
+        size_t size = 0;
+        if (vk.vkGetPipelineCacheData(device, pipeline_cache, &size, nullptr) != VK_SUCCESS || size == 0) return;
+        std::vector<uint8_t> data(size);
+        if (vk.vkGetPipelineCacheData(device, pipeline_cache, &size, data.data()) != VK_SUCCESS) return;
+        std::string tmp = file + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(this));
+        {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            if (!out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(size))) return;
+        }
+        std::rename(tmp.c_str(), file.c_str());
+    } catch (...) {
+        // A cache that cannot be saved costs the next process its pipelines' compile time, nothing else.
+    }
+}
 
 const ModuleInfo& Context::select_module(Collective c, Type t, Op op, Path preferred) const {
     bool op_matters = has_op(c);
@@ -1095,12 +1185,12 @@ void Context::set_timing(bool on, uint32_t repeats) {
     if (repeats < 1 || repeats > 1024) throw Error("set_timing: repeats " + std::to_string(repeats) + " is outside 1 to 1024");
     if (on && (!impl_->timestamps || impl_->timing_repeats != repeats)) {
         if (impl_->timestamp_period_ns == 0) throw UnsupportedError(impl_->info.name + " has no compute timestamps");
-        if (impl_->timestamps) impl_->vk.vkDestroyQueryPool(impl_->device, impl_->timestamps, nullptr);
+        if (impl_->timestamps) impl_->vk.vkDestroyQueryPool(impl_->device, impl_->timestamps, impl_->allocator);
         impl_->timestamps = VK_NULL_HANDLE;
         VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         q.queryType = VK_QUERY_TYPE_TIMESTAMP;
         q.queryCount = 2 * repeats;
-        check(impl_->vk.vkCreateQueryPool(impl_->device, &q, nullptr, &impl_->timestamps), "vkCreateQueryPool");
+        check(impl_->vk.vkCreateQueryPool(impl_->device, &q, impl_->allocator, &impl_->timestamps), "vkCreateQueryPool");
         impl_->timing_repeats = repeats;
     }
     impl_->timing = on;

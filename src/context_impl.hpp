@@ -7,7 +7,11 @@
 #include <string>
 #include <tuple>
 
-#include "volk_private.hpp"
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "device/vulkan_api.hpp"
 #include "vkc/context.hpp"
 
 namespace vkc {
@@ -22,26 +26,48 @@ inline void check(VkResult result, const char* what) {
 // 64-bit items, 8 of 16-bit, 4 of 8-bit; the uvec2 custom operators' items load as they are.
 inline uint32_t vector_width(Type t) { return t == Type::u32x2 ? 1 : size_of(t) == 8 ? 2 : 4; }
 
-// What a Buffer needs to free itself.
-struct Buffer::Owner {
-    VkDevice device;
-    const VolkDeviceTable* vk;
+// The Vulkan device and instance a Context works on, with their function tables. Buffers and plans
+// hold it too, so it lives until the last of them is gone, whatever order the caller destroys them in.
+struct DeviceCore {
+    LoaderLibrary loader; // unused where the engine handed over its vkGetInstanceProcAddr
+    InstanceTable vki;
+    DeviceTable vk;
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    bool adopted = false; // the device and instance are the engine's: never destroyed here
+    // False once the Context is destroyed: its pipelines are gone, so plans may no longer record.
+    std::atomic<bool> context_alive{true};
+    // The caller's, for every object created here (ContextOptions::allocator); copied so that it need
+    // not outlive the Context.
+    VkAllocationCallbacks allocator_copy{};
+    const VkAllocationCallbacks* allocator = nullptr;
+
+    // Validation messages seen on the instance (the layer may call from any thread).
+    std::atomic<uint64_t> validation_count{0};
+    mutable std::mutex validation_mutex;
+    std::string validation_last;
+
+    DeviceCore() = default;
+    DeviceCore(const DeviceCore&) = delete;
+    DeviceCore& operator=(const DeviceCore&) = delete;
+    ~DeviceCore();
 };
 
 struct Context::Impl {
     ContextOptions options;
+    std::shared_ptr<DeviceCore> core;
+    // Copies of core's handles and tables, for brevity: they never change once the device is made.
+    InstanceTable vki;
+    DeviceTable vk;
     VkInstance instance = VK_NULL_HANDLE;
-    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    const VkAllocationCallbacks* allocator = nullptr;
     bool validation_on = false;
-    uint64_t validation_count = 0;
-    std::string validation_last;
 
     VkPhysicalDevice physical = VK_NULL_HANDLE;
     DeviceInfo info;
     VkPhysicalDeviceMemoryProperties memory{};
-    VkDevice device = VK_NULL_HANDLE;
-    VolkDeviceTable vk{};
-    Buffer::Owner owner{};
     uint32_t queue_family = 0;
     VkQueue queue = VK_NULL_HANDLE;
     VkCommandPool pool = VK_NULL_HANDLE;
@@ -64,11 +90,17 @@ struct Context::Impl {
     Buffer scratch; // device-wide scan and reduce on the Context's own buffers
 
     bool adopted = false; // the device and instance are the engine's (ContextOptions::adopt)
+    VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+    bool own_pipeline_cache = false; // created here (not ContextOptions::pipeline_cache)
 
     void create(const ContextOptions& opts);
     void create_device();
     void adopt_device(const AdoptedDevice& a);
     void set_up_device_objects();
+    void create_pipeline_cache();
+    void save_pipeline_cache() const;
+    // Throws Error unless the Buffer was made by this Context.
+    void check_buffer(const Buffer& b, const char* role) const;
     void destroy();
     uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid = 0) const;
     Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);

@@ -67,7 +67,7 @@ uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 enum class TileUse { look_back_scan, reduce };
 // The tile for a scan of `count` items (0: any count), or for a reduce (which takes no look-back).
 ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uint64_t count, TileUse use) {
-    bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    bool cpu = dev.type == DeviceType::cpu;
     // GPUs: 256 invocations x 64 bytes of items (16 x 32-bit, 8 x 64-bit), except look-back scans of
     // 2^22 32-bit items or more, which take 32 items an invocation. On the H100 (results/README.md)
     // 128 x 32 ran the u32 scan at 0.733 of a copy against 0.710 for 256 x 16 at 2^28 and f32 at
@@ -171,8 +171,7 @@ struct ScanPlan::State {
         DeviceScanParams params{};
         uint32_t grid_x = 0, grid_y = 0;
     };
-    VkDevice device = VK_NULL_HANDLE;
-    const VolkDeviceTable* vk = nullptr;
+    std::shared_ptr<DeviceCore> core; // keeps the device alive while the plan exists
     VkPipeline pipeline = VK_NULL_HANDLE;
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorPool pool = VK_NULL_HANDLE;
@@ -182,7 +181,7 @@ struct ScanPlan::State {
     uint32_t dispatches = 0;
     uint32_t carry_slot_after = 0; // where the running total is once the plan has run
     ~State() {
-        if (pool) vk->vkDestroyDescriptorPool(device, pool, nullptr);
+        if (pool) core->vk.vkDestroyDescriptorPool(core->device, pool, core->allocator);
     }
 };
 
@@ -196,7 +195,8 @@ uint32_t ScanPlan::dispatches() const { return state_ ? state_->dispatches : 0; 
 void ScanPlan::record(VkCommandBuffer cmd) const {
     if (!state_ || state_->steps.empty()) return; // nothing to scan
     const State& s = *state_;
-    const VolkDeviceTable& vk = *s.vk;
+    if (!s.core->context_alive) throw Error("ScanPlan::record: the plan's Context was destroyed");
+    const DeviceTable& vk = s.core->vk;
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
     for (const State::Step& step : s.steps) {
         VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -245,7 +245,7 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
     if (o.segment_items) most = std::min(most, o.segment_items);
     l.segment_items = std::max(step, most / step * step);
     l.segments = ceil_div(count, l.segment_items);
-    bool cpu = dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    bool cpu = dev.type == DeviceType::cpu;
     // Reduces take fewer chunks than the reproducible scan: every group counts itself finished on one
     // word, and at 2^22 to 2^26 items 2048 groups contend for it. On the H100 a cap of 512 ran u32
     // reduces at 2^24 at 0.84 of a read against 0.77 (u64 0.89 against 0.85), the same at 2^28
@@ -355,8 +355,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     ScanPlan plan;
     plan.state_ = std::make_unique<ScanPlan::State>();
     ScanPlan::State& st = *plan.state_;
-    st.device = impl_->device;
-    st.vk = &impl_->vk;
+    st.core = impl_->core;
     st.layout = impl_->pipeline_layout;
     st.count = count;
     st.carry_slot_after = carry_slot;
@@ -375,7 +374,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     dp.maxSets = uint32_t(segments);
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
-    check(impl_->vk.vkCreateDescriptorPool(impl_->device, &dp, nullptr, &st.pool), "vkCreateDescriptorPool");
+    check(impl_->vk.vkCreateDescriptorPool(impl_->device, &dp, impl_->allocator, &st.pool), "vkCreateDescriptorPool");
     std::vector<VkDescriptorSetLayout> layouts(segments, impl_->set_layout);
     st.sets.resize(segments);
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};

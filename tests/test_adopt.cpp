@@ -1,7 +1,7 @@
 // ContextOptions::adopt: a Context on an engine's own instance and device, its plans recorded into the
 // engine's command buffer on the engine's buffers, the way an engine that owns its Vulkan objects uses
 // vkcollectives.
-#include "volk_private.hpp" // before any Vulkan header: no prototypes, volk's tables
+#include <vulkan/vulkan.h> // the loader's exports, as an engine that links libvulkan calls them
 
 #include "support.hpp"
 
@@ -36,13 +36,12 @@ struct EngineDevice {
     VkDevice device = VK_NULL_HANDLE;
     uint32_t family = 0;
     VkQueue queue = VK_NULL_HANDLE;
-    VolkDeviceTable vk{};
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
 
     // with_64bit: shaderInt64 and (Vulkan 1.2) subgroup extended types enabled where the device has them.
     explicit EngineDevice(bool with_64bit) {
-        test::context(); // volk's loader entry points are set up by the Context the tests share
+        test::context(); // the device the tests share, whose name the engine looks for
         bool validation = test::context().validation_enabled();
         VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
         app.apiVersion = VK_API_VERSION_1_2;
@@ -61,7 +60,10 @@ struct EngineDevice {
                 VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
             m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
             m.pfnUserCallback = count_engine_message;
-            must(vkCreateDebugUtilsMessengerEXT(instance, &m, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
+            // Extension functions are not loader exports: an engine fetches them from its instance.
+            auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+                vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
+            must(create(instance, &m, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
         }
         uint32_t n = 0;
         must(vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
@@ -106,12 +108,14 @@ struct EngineDevice {
         di.queueCreateInfoCount = 1;
         di.pQueueCreateInfos = &q;
         must(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
-        volkLoadDeviceTable(&vk, device);
-        vk.vkGetDeviceQueue(device, family, 0, &queue);
+        vkGetDeviceQueue(device, family, 0, &queue);
     }
     ~EngineDevice() {
-        if (device) vk.vkDestroyDevice(device, nullptr);
-        if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+        if (device) vkDestroyDevice(device, nullptr);
+        if (messenger) {
+            reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+                vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"))(instance, messenger, nullptr);
+        }
         if (instance) vkDestroyInstance(instance, nullptr);
     }
     EngineDevice(const EngineDevice&) = delete;
@@ -130,9 +134,9 @@ struct EngineBuffer {
         VkBufferCreateInfo b{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
         b.size = size;
         b.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-        must(e.vk.vkCreateBuffer(e.device, &b, nullptr, &buffer), "vkCreateBuffer");
+        must(vkCreateBuffer(e.device, &b, nullptr, &buffer), "vkCreateBuffer");
         VkMemoryRequirements need{};
-        e.vk.vkGetBufferMemoryRequirements(e.device, buffer, &need);
+        vkGetBufferMemoryRequirements(e.device, buffer, &need);
         VkPhysicalDeviceMemoryProperties mem{};
         vkGetPhysicalDeviceMemoryProperties(e.physical, &mem);
         const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -145,15 +149,15 @@ struct EngineBuffer {
         VkMemoryAllocateInfo a{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
         a.allocationSize = need.size;
         a.memoryTypeIndex = type;
-        must(e.vk.vkAllocateMemory(e.device, &a, nullptr, &memory), "vkAllocateMemory");
-        must(e.vk.vkBindBufferMemory(e.device, buffer, memory, 0), "vkBindBufferMemory");
+        must(vkAllocateMemory(e.device, &a, nullptr, &memory), "vkAllocateMemory");
+        must(vkBindBufferMemory(e.device, buffer, memory, 0), "vkBindBufferMemory");
         void* p = nullptr;
-        must(e.vk.vkMapMemory(e.device, memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
+        must(vkMapMemory(e.device, memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
         bytes = static_cast<uint8_t*>(p);
     }
     ~EngineBuffer() {
-        e.vk.vkDestroyBuffer(e.device, buffer, nullptr);
-        e.vk.vkFreeMemory(e.device, memory, nullptr);
+        vkDestroyBuffer(e.device, buffer, nullptr);
+        vkFreeMemory(e.device, memory, nullptr);
     }
 };
 
@@ -163,38 +167,38 @@ void run_in_engine_commands(const EngineDevice& e, const ScanPlan& plan) {
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     p.queueFamilyIndex = e.family;
-    must(e.vk.vkCreateCommandPool(e.device, &p, nullptr, &pool), "vkCreateCommandPool");
+    must(vkCreateCommandPool(e.device, &p, nullptr, &pool), "vkCreateCommandPool");
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     a.commandPool = pool;
     a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     a.commandBufferCount = 1;
-    must(e.vk.vkAllocateCommandBuffers(e.device, &a, &cmd), "vkAllocateCommandBuffers");
+    must(vkAllocateCommandBuffers(e.device, &a, &cmd), "vkAllocateCommandBuffers");
     VkCommandBufferBeginInfo b{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    e.vk.vkBeginCommandBuffer(cmd, &b);
+    vkBeginCommandBuffer(cmd, &b);
     VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     before.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT;
     before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    e.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT,
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
                               nullptr, 0, nullptr);
     plan.record(cmd);
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    e.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
                               nullptr, 0, nullptr);
-    e.vk.vkEndCommandBuffer(cmd);
+    vkEndCommandBuffer(cmd);
     VkFence fence = VK_NULL_HANDLE;
     VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    must(e.vk.vkCreateFence(e.device, &f, nullptr, &fence), "vkCreateFence");
+    must(vkCreateFence(e.device, &f, nullptr, &fence), "vkCreateFence");
     VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     s.commandBufferCount = 1;
     s.pCommandBuffers = &cmd;
-    must(e.vk.vkQueueSubmit(e.queue, 1, &s, fence), "vkQueueSubmit");
-    must(e.vk.vkWaitForFences(e.device, 1, &fence, VK_TRUE, 300ull * 1000 * 1000 * 1000), "vkWaitForFences");
-    e.vk.vkDestroyFence(e.device, fence, nullptr);
-    e.vk.vkDestroyCommandPool(e.device, pool, nullptr);
+    must(vkQueueSubmit(e.queue, 1, &s, fence), "vkQueueSubmit");
+    must(vkWaitForFences(e.device, 1, &fence, VK_TRUE, 300ull * 1000 * 1000 * 1000), "vkWaitForFences");
+    vkDestroyFence(e.device, fence, nullptr);
+    vkDestroyCommandPool(e.device, pool, nullptr);
 }
 
 // A scan of `count` random items of T recorded on the engine's buffers, input and output at non-zero

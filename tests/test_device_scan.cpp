@@ -1,6 +1,8 @@
 // Device-wide scan and reduce (Context::scan / reduce, plans recorded into a caller's command buffer,
 // host arrays streamed through the device) against the CPU reference (src/verify), at whatever
 // subgroup width the entry runs (CTest runs lavapipe at every width, and once with one CPU thread).
+#include <vulkan/vulkan.h>
+
 #include "support.hpp"
 
 #include <random>

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <vulkan/vulkan_core.h>
+
 #include "bench.hpp"
 #include "verify/verify.hpp"
 #include "vkc/vkc.hpp"
@@ -24,7 +26,8 @@ const char* usage =
     "    --shared-memory-only      test the shared-memory path, as on a device without subgroup arithmetic\n"
     "    --validation              enable the Khronos validation layer; any message fails the case\n"
     "    --only TEXT               only the rows whose name contains TEXT (\"scan_inclusive add\")\n"
-    "  modules                     list the embedded SPIR-V modules and what each needs\n"
+    "  modules [--json]            list the embedded SPIR-V modules and what each needs (--json: the\n"
+    "                              manifest.json installed beside the .spv files)\n"
     "  bench block [options]       block-scan throughput against a copy and CUB (vkc --help for options)\n"
     "  bench scan [options]        device-wide scan and reduce by size against a copy, a read and CUB\n";
 
@@ -41,7 +44,11 @@ int devices() {
     return 0;
 }
 
-int list_modules() {
+int list_modules(bool json) {
+    if (json) {
+        std::fwrite(vkc::modules_manifest_json().data(), 1, vkc::modules_manifest_json().size(), stdout);
+        return 0;
+    }
     std::printf("%-40s %-9s %-8s %s\n", "module", "path", "bytes", "needs");
     for (const vkc::ModuleInfo& m : vkc::modules()) {
         std::printf("%-40s %-9s %-8zu %s\n", m.name, std::string(vkc::name(m.path)).c_str(), m.code_bytes,
@@ -263,7 +270,7 @@ int main(int argc, char** argv) {
     }
     try {
         if (cmd == "devices") return devices();
-        if (cmd == "modules") return list_modules();
+        if (cmd == "modules") return list_modules(argc > 2 && std::strcmp(argv[2], "--json") == 0);
         if (cmd == "selftest") return selftest(argc - 2, argv + 2);
         if (cmd == "bench") return vkc::tool::bench(argc - 2, argv + 2);
     } catch (const std::exception& e) {

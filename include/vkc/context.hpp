@@ -10,6 +10,8 @@
 // Not thread safe: use one Context per thread. Buffers must not outlive their Context.
 #pragma once
 
+#include "vkc/api.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -17,20 +19,26 @@
 #include <type_traits>
 #include <vector>
 
-#include <vulkan/vulkan_core.h>
-
 #include "vkc/device_scan.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
 #include "vkc/types.hpp"
+#include "vkc/vulkan_handles.hpp"
 
 namespace vkc {
+VKC_API_BEGIN
+
+
+struct DeviceCore; // private: the device a Context, its Buffers and plans share
+
+// VkPhysicalDeviceType, by the same values.
+enum class DeviceType : uint32_t { other = 0, integrated_gpu = 1, discrete_gpu = 2, virtual_gpu = 3, cpu = 4 };
 
 struct DeviceInfo {
     uint32_t index = 0;                 // position in the instance's device list (VKC_DEVICE=<index>)
     std::string name;                   // VkPhysicalDeviceProperties::deviceName
     std::string driver;                 // driver name and info where the device reports them
-    VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+    DeviceType type = DeviceType::other;
     uint32_t api_version = 0;
     uint32_t subgroup_size = 0;         // default subgroup size in compute
     uint32_t min_subgroup_size = 0;     // range the device may use (equal to subgroup_size without
@@ -55,14 +63,14 @@ std::vector<DeviceInfo> list_devices();
 struct AdoptedDevice {
     // The instance must have been created for Vulkan 1.1 or later (vkc queries the device with
     // vkGetPhysicalDeviceProperties2 and Features2), and the device must offer Vulkan 1.1.
-    VkInstance instance = VK_NULL_HANDLE;
-    VkPhysicalDevice physical_device = VK_NULL_HANDLE;
-    VkDevice device = VK_NULL_HANDLE;
+    VkInstance instance = nullptr;
+    VkPhysicalDevice physical_device = nullptr;
+    VkDevice device = nullptr;
     // A queue of a family with compute. The Context submits to it only in its own calls that wait for
     // their result (run, scan and reduce on Buffers or host arrays, upload, download); the caller keeps
     // its own use of the queue apart from those, as Vulkan's external synchronisation asks.
     uint32_t queue_family = 0;
-    VkQueue queue = VK_NULL_HANDLE;
+    VkQueue queue = nullptr;
     // The VkPhysicalDeviceFeatures2 chain the device was created with, since Vulkan cannot be asked
     // what was enabled (a device made with pEnabledFeatures: wrap those in a VkPhysicalDeviceFeatures2).
     // Read: shaderInt64, shaderFloat64, shaderInt16, and in the chain VkPhysicalDeviceVulkan11Features,
@@ -70,6 +78,10 @@ struct AdoptedDevice {
     // types structs. Modules that need a feature the chain does not enable are not used (a request
     // that has no other module gets an UnsupportedError naming the feature). Null: none enabled.
     const VkPhysicalDeviceFeatures2* enabled_features = nullptr;
+    // Optional: the engine's vkGetInstanceProcAddr (its own loader, or one that puts its layers in
+    // front), from which every instance and device function the Context calls is loaded. Null
+    // (default): the system loader's, from libvulkan.so.1.
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
 };
 
 struct ContextOptions {
@@ -89,9 +101,25 @@ struct ContextOptions {
     // Work on an engine's device instead of creating one (adopt.device set). `device` is then
     // ignored, and so is `validation`: layers are the engine's to enable on its instance.
     AdoptedDevice adopt;
+    // Optional: host memory callbacks for every Vulkan object the Context creates (the instance and
+    // device too, where it creates them). Copied: the struct need not outlive this call, the
+    // functions and their pUserData must outlive the Context and its Buffers and plans. Default null.
+    const VkAllocationCallbacks* allocator = nullptr;
+    // Optional: a pipeline cache of the caller's on the same device, through which every pipeline is
+    // created (an engine's own, that it saves as it likes). The Context neither destroys nor saves it.
+    // Default null: the Context makes its own, loaded from and saved to pipeline_cache_path.
+    VkPipelineCache pipeline_cache = nullptr;
+    // File the Context's own pipeline cache is read from when it is made and written to when it is
+    // destroyed (data of another device or driver is ignored by Vulkan). Empty (default): the
+    // VKC_PIPELINE_CACHE environment variable; if that is empty too, the cache lives in memory only.
+    std::string pipeline_cache_path;
+    // Initial data for the Context's own pipeline cache (from Context::pipeline_cache_data() of an
+    // earlier run), used where no file is named. Default empty.
+    std::vector<uint8_t> pipeline_cache_data;
 };
 
-// A device-local storage buffer. Move only; destroy before its Context.
+// A device-local storage buffer. Move only. It keeps its device alive, so it may outlive its Context;
+// a Context accepts only its own Buffers.
 class Buffer {
 public:
     Buffer() = default;
@@ -103,10 +131,9 @@ public:
 
 private:
     friend class Context;
-    struct Owner;
-    Owner* owner_ = nullptr;
-    VkBuffer buffer_ = VK_NULL_HANDLE;
-    VkDeviceMemory memory_ = VK_NULL_HANDLE;
+    std::shared_ptr<DeviceCore> owner_;
+    VkBuffer buffer_ = nullptr;
+    VkDeviceMemory memory_ = nullptr;
     void* mapped_ = nullptr; // set when the memory is host visible and coherent
     uint64_t size_ = 0;
     void release();
@@ -240,6 +267,11 @@ public:
     VkDevice vk_device() const;
     uint32_t queue_family() const;
     VkQueue queue() const;
+    // The pipeline cache pipelines are created through (ContextOptions::pipeline_cache, or the
+    // Context's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself and
+    // passes it back as pipeline_cache_data.
+    VkPipelineCache vk_pipeline_cache() const;
+    std::vector<uint8_t> pipeline_cache_data() const;
 
     template <class T>
     static constexpr Type host_type() {
@@ -308,4 +340,5 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+VKC_API_END
 } // namespace vkc

@@ -13,14 +13,17 @@
 // with the running total carried on the device; host arrays are streamed through the device in chunks.
 #pragma once
 
+#include "vkc/api.hpp"
+
 #include <cstdint>
 #include <memory>
 
-#include <vulkan/vulkan_core.h>
-
 #include "vkc/types.hpp"
+#include "vkc/vulkan_handles.hpp"
 
 namespace vkc {
+VKC_API_BEGIN
+
 
 struct ScanOptions {
     // Exclusive scan (item i gets op over items 0..i-1; item 0 gets the identity). Default inclusive.
@@ -101,7 +104,7 @@ struct ScanTile {
 
 // Part of a caller's buffer. offset must be a multiple of 16 and of minStorageBufferOffsetAlignment.
 struct BufferRange {
-    VkBuffer buffer = VK_NULL_HANDLE;
+    VkBuffer buffer = nullptr;
     VkDeviceSize offset = 0;
     VkDeviceSize size = 0; // bytes
 };
@@ -143,4 +146,5 @@ private:
     std::unique_ptr<State> state_;
 };
 
+VKC_API_END
 } // namespace vkc

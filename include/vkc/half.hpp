@@ -1,9 +1,13 @@
 // vkcollectives: a host-side half (IEEE binary16) for buffers of half items.
 #pragma once
 
+#include "vkc/api.hpp"
+
 #include <cstdint>
 
 namespace vkc {
+VKC_API_BEGIN
+
 
 struct half {
     uint16_t bits = 0;
@@ -17,4 +21,5 @@ struct half {
     }
 };
 
+VKC_API_END
 } // namespace vkc

@@ -16,13 +16,18 @@
 // for all/any.
 #pragma once
 
+#include "vkc/api.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "vkc/types.hpp"
 
 namespace vkc {
+VKC_API_BEGIN
+
 
 struct ModuleParams {
     uint32_t count;        // live items; the last group is short when count is not a multiple of its size
@@ -94,7 +99,13 @@ struct ModuleInfo {
 // Every module the build made, in the order of shaders/variants.txt.
 std::span<const ModuleInfo> modules();
 
+// manifest.json of the modules above (installed beside their .spv files in share/vkcollectives/spirv):
+// per module its file, entry point, bindings, push constants, specialization constants and the Vulkan
+// features, extensions and subgroup operations it needs.
+std::string_view modules_manifest_json();
+
 // Shared memory (bytes) a module uses.
 size_t shared_memory_bytes(const ModuleInfo&);
 
+VKC_API_END
 } // namespace vkc

@@ -1,12 +1,16 @@
 // vkcollectives: the vocabulary shared by the module table, the runtime and the tools.
 #pragma once
 
+#include "vkc/api.hpp"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace vkc {
+VKC_API_BEGIN
+
 
 // Item types, named in tools and messages by their OpenCL names (half, int, uint, long, ulong, float,
 // double, char, uchar, short, ushort); u32x2 ("uvec2") carries the worked custom operators' pairs.
@@ -84,4 +88,5 @@ struct WorkgroupShape {
     std::string text() const; // "64", "16x16", "8x8x8"
 };
 
+VKC_API_END
 } // namespace vkc

@@ -1,4 +1,4 @@
-#include "volk_private.hpp" // before any Vulkan header: no prototypes, volk's tables
+#include <vulkan/vulkan.h> // the loader's exports, as an engine that links libvulkan calls them
 
 #include "verify/verify.hpp"
 
@@ -620,54 +620,52 @@ std::string check_device(const DeviceCase& c, const T* in, const T* out) {
 class CallerCommands {
 public:
     explicit CallerCommands(Context& ctx) : ctx_(ctx) {
-        volkLoadDeviceTable(&vk_, ctx.vk_device());
         VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
         p.queueFamilyIndex = ctx.queue_family();
-        vk_.vkCreateCommandPool(ctx.vk_device(), &p, nullptr, &pool_);
+        vkCreateCommandPool(ctx.vk_device(), &p, nullptr, &pool_);
         VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
         a.commandPool = pool_;
         a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         a.commandBufferCount = 1;
-        vk_.vkAllocateCommandBuffers(ctx.vk_device(), &a, &cmd_);
+        vkAllocateCommandBuffers(ctx.vk_device(), &a, &cmd_);
         VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        vk_.vkCreateFence(ctx.vk_device(), &f, nullptr, &fence_);
+        vkCreateFence(ctx.vk_device(), &f, nullptr, &fence_);
     }
     ~CallerCommands() {
-        vk_.vkDestroyFence(ctx_.vk_device(), fence_, nullptr);
-        vk_.vkDestroyCommandPool(ctx_.vk_device(), pool_, nullptr);
+        vkDestroyFence(ctx_.vk_device(), fence_, nullptr);
+        vkDestroyCommandPool(ctx_.vk_device(), pool_, nullptr);
     }
     // Records the barriers the plan's header asks of the caller around it, submits, waits.
     void run(const ScanPlan& plan) {
         VkCommandBufferBeginInfo b{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        vk_.vkBeginCommandBuffer(cmd_, &b);
+        vkBeginCommandBuffer(cmd_, &b);
         VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         before.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT;
         before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-        vk_.vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+        vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
                                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before,
                                  0, nullptr, 0, nullptr);
         plan.record(cmd_);
         VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
         after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
-        vk_.vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+        vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                  VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr,
                                  0, nullptr);
-        vk_.vkEndCommandBuffer(cmd_);
+        vkEndCommandBuffer(cmd_);
         VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
         s.commandBufferCount = 1;
         s.pCommandBuffers = &cmd_;
-        vk_.vkResetFences(ctx_.vk_device(), 1, &fence_);
-        if (vk_.vkQueueSubmit(ctx_.queue(), 1, &s, fence_) != VK_SUCCESS) throw Error("vkQueueSubmit failed");
-        if (vk_.vkWaitForFences(ctx_.vk_device(), 1, &fence_, VK_TRUE, 300ull * 1000 * 1000 * 1000) != VK_SUCCESS) {
+        vkResetFences(ctx_.vk_device(), 1, &fence_);
+        if (vkQueueSubmit(ctx_.queue(), 1, &s, fence_) != VK_SUCCESS) throw Error("vkQueueSubmit failed");
+        if (vkWaitForFences(ctx_.vk_device(), 1, &fence_, VK_TRUE, 300ull * 1000 * 1000 * 1000) != VK_SUCCESS) {
             throw Error("the recorded plan did not finish within 300 s");
         }
-        vk_.vkResetCommandPool(ctx_.vk_device(), pool_, 0);
+        vkResetCommandPool(ctx_.vk_device(), pool_, 0);
     }
 
 private:
     Context& ctx_;
-    VolkDeviceTable vk_{};
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;

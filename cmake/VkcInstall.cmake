@@ -1,0 +1,38 @@
+# Install rules: the library, its public headers, the GLSL headers, the SPIR-V modules with their
+# manifest, a CMake package (find_package(vkcollectives CONFIG)) and a pkg-config file.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS vkcollectives EXPORT vkcollectivesTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vkc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+
+# GLSL an engine #includes in its own shaders: -I <prefix>/share/vkcollectives/glsl, then
+# #include "vkc/workgroup_scan.glsl".
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/shaders/include/vkc
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/vkcollectives/glsl FILES_MATCHING PATTERN "*.glsl")
+
+# The modules this build made, and manifest.json (written by the build, see VkcShaders.cmake).
+get_target_property(_vkc_spirv vkcollectives VKC_SPIRV_FILES)
+get_target_property(_vkc_manifest vkcollectives VKC_MANIFEST)
+install(FILES ${_vkc_spirv} ${_vkc_manifest} DESTINATION ${CMAKE_INSTALL_DATADIR}/vkcollectives/spirv)
+
+set(VKC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vkcollectives)
+install(EXPORT vkcollectivesTargets NAMESPACE vkcollectives:: DESTINATION ${VKC_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vkcollectivesConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/vkcollectivesConfig.cmake INSTALL_DESTINATION ${VKC_CMAKE_DIR})
+# 0.x: only the same minor version is compatible.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/vkcollectivesConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/vkcollectivesConfig.cmake ${PROJECT_BINARY_DIR}/vkcollectivesConfigVersion.cmake
+  DESTINATION ${VKC_CMAKE_DIR})
+
+# pkg-config: the static library needs libdl (it opens the loader at run time) and Vulkan's headers.
+if(BUILD_SHARED_LIBS)
+  set(VKC_PC_LIBS_PRIVATE "")
+else()
+  set(VKC_PC_LIBS_PRIVATE "-lstdc++ -ldl")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/vkcollectives.pc.in ${PROJECT_BINARY_DIR}/vkcollectives.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/vkcollectives.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
