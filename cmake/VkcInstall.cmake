@@ -21,7 +21,8 @@ install(FILES ${_vkc_spirv} ${_vkc_manifest} DESTINATION ${CMAKE_INSTALL_DATADIR
 set(VKC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vkcollectives)
 install(EXPORT vkcollectivesTargets NAMESPACE vkcollectives:: DESTINATION ${VKC_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vkcollectivesConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/vkcollectivesConfig.cmake INSTALL_DESTINATION ${VKC_CMAKE_DIR})
+  ${PROJECT_BINARY_DIR}/vkcollectivesConfig.cmake INSTALL_DESTINATION ${VKC_CMAKE_DIR}
+  PATH_VARS CMAKE_INSTALL_DATADIR)
 # 0.x: only the same minor version is compatible.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/vkcollectivesConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
@@ -34,5 +35,7 @@ if(BUILD_SHARED_LIBS)
 else()
   set(VKC_PC_LIBS_PRIVATE "-lstdc++ -ldl")
 endif()
+# Relocatable: the prefix is found from the .pc file's own place, so `cmake --install --prefix` works.
+file(RELATIVE_PATH VKC_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/vkcollectives.pc.in ${PROJECT_BINARY_DIR}/vkcollectives.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/vkcollectives.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
