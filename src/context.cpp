@@ -915,6 +915,7 @@ void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* w
 
 void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
     check_range(dst, bytes, offset, "upload");
+    impl_->check_buffer(dst, "upload: the destination");
     if (bytes == 0) return;
     if (dst.mapped_) {
         std::memcpy(static_cast<char*>(dst.mapped_) + offset, src, bytes);
@@ -931,6 +932,7 @@ void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offs
 
 void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset) {
     check_range(src, bytes, offset, "download");
+    impl_->check_buffer(src, "download: the source");
     if (bytes == 0) return;
     if (src.mapped_) {
         std::memcpy(dst, static_cast<const char*>(src.mapped_) + offset, bytes);
@@ -1019,7 +1021,14 @@ void Context::grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const {
 void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output) {
     const WorkgroupShape& s = r.shape;
     check_shape(s);
+    (void)name(r.collective); // an invalid value is an Error
     if (is_block(r.collective)) throw Error("block collectives take a BlockRequest");
+    if (r.collective == Collective::device_scan || r.collective == Collective::layout_probe) {
+        throw Error(std::string(name(r.collective)) +
+                    " is internal to the runtime: use Context::scan / reduce or subgroups_packed");
+    }
+    impl_->check_buffer(input, "the input");
+    impl_->check_buffer(output, "the output");
     const ModuleInfo& m = select_module(r.collective, r.type, r.op);
     uint64_t bytes = check_module_use(m, s, r.count, input, output);
     uint64_t per_group = s.size();
@@ -1061,6 +1070,9 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     const WorkgroupShape& s = r.shape;
     check_shape(s);
     if (!is_block(r.collective)) throw Error(std::string(name(r.collective)) + " takes a WorkgroupRequest");
+    impl_->check_buffer(input, "the input");
+    impl_->check_buffer(output, "the output");
+    if (record) impl_->check_buffer(*record, "the record");
     if (r.items_per_invocation < 1 || r.items_per_invocation > 16) {
         throw Error("items_per_invocation " + std::to_string(r.items_per_invocation) + " is outside 1 to 16");
     }

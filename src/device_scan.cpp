@@ -278,12 +278,26 @@ uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back,
 }
 } // namespace
 
+namespace {
+// Bytes of count items, or an Error where that overflows 64 bits (no buffer can hold them anyway).
+uint64_t items_bytes(uint64_t count, Type type, const char* what) {
+    uint64_t size = size_of(type);
+    if (count > (uint64_t(1) << 62) / size) {
+        throw Error(std::string(what) + ": " + std::to_string(count) + " items of " + std::string(name(type)) +
+                    " are more bytes than any buffer holds");
+    }
+    return count * size;
+}
+} // namespace
+
 uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+    items_bytes(count, type, "scan_scratch_bytes");
     Layout l = make_layout(impl_->info, scan_tile(type, o, count), type, count, o, false);
     return 4 * state_words(type, l, count, !o.reproducible, scan_tile(type, o).items());
 }
 
 uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+    items_bytes(count, type, "reduce_scratch_bytes");
     Layout l = make_layout(impl_->info, reduce_tile(*this, type, o), type, count, o, true);
     return 4 * state_words(type, l, count, false, l.tile.items());
 }
@@ -311,6 +325,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
                             uint32_t carry_slot) {
     const DeviceInfo& dev = impl_->info;
     const char* what = reduce ? "reduce" : "scan";
+    items_bytes(count, type, what);
     if (!has_op(type, op)) {
         throw Error(std::string(what) + ": " + std::string(name(op)) + " is not defined on " +
                     std::string(name(type)) + " items");
@@ -512,7 +527,24 @@ Buffer& Context::scratch_for(uint64_t bytes) {
     return impl_->scratch;
 }
 
+// Checks before the Context's own scratch grows for the call.
+void Context::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
+                            uint64_t output_bytes) const {
+    impl_->check_buffer(input, "the input");
+    impl_->check_buffer(output, "the output");
+    if (input.size() < input_bytes) {
+        throw Error(std::string(what) + ": the input Buffer holds " + std::to_string(input.size()) + " bytes, " +
+                    std::to_string(input_bytes) + " are needed");
+    }
+    if (output.size() < output_bytes) {
+        throw Error(std::string(what) + ": the output Buffer holds " + std::to_string(output.size()) + " bytes, " +
+                    std::to_string(output_bytes) + " are needed");
+    }
+}
+
 void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
+    uint64_t bytes = items_bytes(count, type, "scan");
+    check_buffers("scan", input, bytes, output, bytes);
     if (count == 0) return;
     Buffer& scratch = scratch_for(scan_scratch_bytes(type, count, o));
     ScanPlan plan =
@@ -531,6 +563,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
 }
 
 void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {
+    check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
     Buffer& scratch = scratch_for(reduce_scratch_bytes(type, count, o));
     BufferRange in = count ? whole(input) : BufferRange{};
     run_plan(make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
@@ -539,6 +572,10 @@ void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint
 // Host arrays: chunks of stream_bytes go up, are scanned in place with the carry of the chunks
 // before, and come down.
 void Context::scan_host(const void* items, void* out, uint64_t count, Type type, Op op, const ScanOptions& o) {
+    items_bytes(count, type, "scan");
+    if (!has_op(type, op)) {
+        throw Error("scan: " + std::string(name(op)) + " is not defined on " + std::string(name(type)) + " items");
+    }
     if (count == 0) return;
     uint64_t bytes = size_of(type);
     ScanTile tile = scan_tile(type, o);
@@ -560,6 +597,10 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
 
 void Context::reduce_host(const void* items, void* result, uint64_t count, Type type, Op op,
                           const ScanOptions& o) {
+    items_bytes(count, type, "reduce");
+    if (!has_op(type, op)) {
+        throw Error("reduce: " + std::string(name(op)) + " is not defined on " + std::string(name(type)) + " items");
+    }
     uint64_t bytes = size_of(type);
     ScanTile tile = reduce_tile(*this, type, o);
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);

@@ -37,14 +37,32 @@ bool parse_name(std::string_view text, const std::array<std::string_view, N>& na
 
 } // namespace
 
-std::string_view name(Type t) { return type_names.at(size_t(t)); }
-std::string_view name(Op o) { return op_names.at(size_t(o)); }
-std::string_view name(Collective c) { return collective_names.at(size_t(c)); }
-std::string_view name(Path p) { return p == Path::subgroup ? "subgroup" : "shared"; }
-size_t size_of(Type t) { return type_sizes.at(size_t(t)); }
+namespace {
+// An enum value cast from an integer outside the enum is a caller's error like any other.
+template <class E, class Table>
+size_t checked(E value, const Table& table, const char* enum_name) {
+    if (size_t(value) >= table.size()) {
+        throw Error(std::string("invalid ") + enum_name + " value " + std::to_string(uint32_t(value)));
+    }
+    return size_t(value);
+}
+} // namespace
+
+std::string_view name(Type t) { return type_names[checked(t, type_names, "vkc::Type")]; }
+std::string_view name(Op o) { return op_names[checked(o, op_names, "vkc::Op")]; }
+std::string_view name(Collective c) { return collective_names[checked(c, collective_names, "vkc::Collective")]; }
+std::string_view name(Path p) {
+    if (p != Path::subgroup && p != Path::shared_memory) {
+        throw Error("invalid vkc::Path value " + std::to_string(uint32_t(p)));
+    }
+    return p == Path::subgroup ? "subgroup" : "shared";
+}
+size_t size_of(Type t) { return type_sizes[checked(t, type_sizes, "vkc::Type")]; }
 bool is_float(Type t) { return t == Type::f16 || t == Type::f32 || t == Type::f64; }
 bool is_integer(Type t) { return !is_float(t) && t != Type::u32x2; }
 bool has_op(Type t, Op op) {
+    (void)name(t);
+    (void)name(op);
     if (op == Op::argmax || op == Op::segmented_add) return t == Type::u32x2;
     if (t == Type::u32x2) return false;
     return is_integer(t) || op == Op::add || op == Op::min || op == Op::max || op == Op::mul;

@@ -337,6 +337,8 @@ private:
                               const Buffer& output) const;
     void grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const;
     void check_host_items(const WorkgroupRequest&, size_t host_size) const;
+    void check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
+                       uint64_t output_bytes) const;
     std::unique_ptr<Impl> impl_;
 };
 

@@ -725,7 +725,7 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         for (auto& b : scratch) b = uint8_t(rng());
         // A caller that keeps its scratch zeroed zeroes it once, before the first plan.
         if (c.options.scratch_zeroed) std::fill_n(scratch.begin() + scratch_at, scratch_bytes, uint8_t(0));
-        std::memcpy(data.data() + in_at, in.data(), bytes);
+        if (bytes) std::memcpy(data.data() + in_at, in.data(), bytes); // in.data() may be null for count 0
         Buffer data_buffer = ctx.create_buffer(data_size), scratch_buffer = ctx.create_buffer(scratch_size);
         ctx.upload(data_buffer, data.data(), data_size);
         ctx.upload(scratch_buffer, scratch.data(), scratch_size);
@@ -768,7 +768,7 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
                 throw Error("byte " + std::to_string(i) + " of the scratch buffer, outside the scratch range, changed");
             }
         }
-        std::memcpy(out.data(), data_after.data() + out_at, out_bytes);
+        if (out_bytes) std::memcpy(out.data(), data_after.data() + out_at, out_bytes);
         return out;
     };
     std::vector<T> out = run_once();
