@@ -46,6 +46,24 @@ TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
     }
 }
 
+// Float min and max return one of the items bit for bit, denormals included (a driver that flushes
+// denormals would turn them into zeros unless the shaders move bits), with -0 below +0.
+TEST_CASE("device scan: float min and max keep denormals and signed zeros bit for bit") {
+    uint64_t seed = 1;
+    for (Type t : {Type::f16, Type::f32, Type::f64}) {
+        uint64_t tile = tile_of(t);
+        for (Op op : {Op::min, Op::max}) {
+            for (int kind = 0; kind < 4; ++kind) {
+                verify::DeviceCase c = make(t, op, 5 * tile + 3, kind == 2, kind == 1);
+                c.options.reproducible = kind == 3;
+                c.denormals = true;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
+        }
+    }
+}
+
 // `staged` reaches the reproducible passes and shared-memory modules, so half of these cases run the
 // reproducible scan; the look-back tiles of subgroup modules are raked with vector loads either way.
 TEST_CASE("device scan: tiles loaded directly and through shared memory, at several tile shapes") {

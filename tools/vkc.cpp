@@ -190,6 +190,15 @@ int selftest(int argc, char** argv) {
                     row.device_cases.push_back(c);
                     ++k;
                 }
+                // Float min and max over denormals, signed zeros and infinities: bits must survive.
+                if (vkc::is_float(t) && (op == vkc::Op::min || op == vkc::Op::max)) {
+                    vkc::verify::DeviceCase c = row.device_cases.back();
+                    c.count = 37 * tile + 5;
+                    c.denormals = true;
+                    c.options.force_fallback = false;
+                    c.options.reproducible = false;
+                    row.device_cases.push_back(c);
+                }
                 rows.push_back(row);
             }
         }

@@ -105,6 +105,16 @@ T identity(Op op) {
     }
 }
 
+// A float's bits as an integer that orders every non-NaN value, -0 below +0 (common.glsl's vkc_ordered).
+template <class T>
+int64_t ordered(T v) {
+    int64_t b;
+    if constexpr (sizeof(T) == 2) b = int16_t(bits_of(v));
+    else if constexpr (sizeof(T) == 4) b = int32_t(bits_of(v));
+    else b = int64_t(bits_of(v));
+    return b < 0 ? b ^ (std::numeric_limits<int64_t>::max() >> (64 - 8 * sizeof(T))) : b;
+}
+
 // What the shaders do to each item first: min/max treat NaN as the identity, logical ops see 0 or 1.
 template <class T>
 T prepare(Op op, T v) {
@@ -125,8 +135,9 @@ T combine(Op op, T a, T b) {
     } else if constexpr (is_float_v<T>) {
         if (op == Op::mul) return narrow<T>(wide(a) * wide(b));
         if (op == Op::add) return narrow<T>(wide(a) + wide(b));
-        if (op == Op::min) return wide(b) < wide(a) ? b : a;
-        return wide(b) > wide(a) ? b : a;
+        // min and max order the bits as the shaders do (-0 below +0), so the result is an input.
+        if (op == Op::min) return ordered(b) < ordered(a) ? b : a;
+        return ordered(b) > ordered(a) ? b : a;
     } else {
         using U = std::make_unsigned_t<T>;
         switch (op) {
@@ -205,6 +216,32 @@ T random_value(Op op, Rng& rng) {
         case Op::logical_xor: return T(r % 2 ? 0 : r >> 1);
         default: return T(r);
         }
+    }
+}
+
+// A denormal from its mantissa bits (1: the smallest), of either sign.
+template <class T>
+T denormal(uint64_t mantissa, bool negative) {
+    constexpr int mantissa_bits = sizeof(T) == 2 ? 10 : sizeof(T) == 4 ? 23 : 52;
+    uint64_t b = (mantissa % ((uint64_t(1) << mantissa_bits) - 1)) + 1;
+    if (negative) b |= uint64_t(1) << (8 * sizeof(T) - 1);
+    T v;
+    std::memcpy(static_cast<void*>(&v), &b, sizeof(T));
+    return v;
+}
+
+// Mostly denormals of both signs, with signed zeros and a few infinities and NaNs: where a driver
+// flushes denormals, min and max over these lose them unless they move bits, not values.
+template <class T>
+T special_value(Rng& rng) {
+    uint64_t r = rng();
+    switch (r % 32) {
+    case 0: return infinity<T>();
+    case 1: return narrow<T>(-wide(infinity<T>()));
+    case 2: return quiet_nan<T>();
+    case 3: case 4: return narrow<T>(0.0L);
+    case 5: case 6: return narrow<T>(-0.0L);
+    default: return denormal<T>(r >> 8 & (r & 32 ? 0xff : 0xfffff), r & 64);
     }
 }
 
@@ -287,7 +324,10 @@ std::string check_scan(Collective c, Op op, const T* in, uint64_t n, const T* ou
         if (!float_add) {
             T want = inclusive[k - 1];
             bool ok;
-            if constexpr (is_float_v<T>) ok = is_nan(want) ? is_nan(got) : wide(got) == wide(want);
+            // min and max return one of the items bit for bit; mul's zeros may take either sign.
+            if constexpr (is_float_v<T>) ok = is_nan(want)                        ? is_nan(got)
+                                              : op == Op::min || op == Op::max ? bits_of(got) == bits_of(want)
+                                                                               : wide(got) == wide(want);
             else ok = bits_of(got) == bits_of(want);
             if (!ok) return at(i) + ": expected " + show(want) + ", got " + show(got);
             continue;
@@ -311,6 +351,7 @@ std::vector<std::string> scan_patterns() {
     if constexpr (is_pair_v<T>) p.pop_back();
     if constexpr (is_float_v<T>) {
         p.insert(p.end(), {"NaN at first item", "NaN at last item", "NaN at subgroup boundary"});
+        p.insert(p.end(), {"smallest denormal", "denormals, zeros, infinities, NaN"});
     }
     return p;
 }
@@ -327,6 +368,12 @@ void fill_scan_group(const std::string& pattern, Op op, T* items, uint64_t n, ui
         auto ex = extremes<T>(op);
         for (uint64_t i = 0; i < n; ++i) {
             if (rng() % 2) items[i] = ex[rng() % ex.size()];
+        }
+    } else if (pattern == "smallest denormal") {
+        if constexpr (is_float_v<T>) std::fill(items, items + n, denormal<T>(1, false));
+    } else if (pattern == "denormals, zeros, infinities, NaN") {
+        if constexpr (is_float_v<T>) {
+            for (uint64_t i = 0; i < n; ++i) items[i] = special_value<T>(rng);
         }
     } else if (pattern.rfind("NaN", 0) == 0) {
         if constexpr (is_float_v<T>) {
@@ -583,7 +630,9 @@ std::string compare_prefix(T got, T exact, uint64_t k, long double sum, long dou
     }
     if (!(is_float_v<T> && op == Op::add)) {
         bool ok;
-        if constexpr (is_float_v<T>) ok = is_nan(exact) ? is_nan(got) : wide(got) == wide(exact);
+        if constexpr (is_float_v<T>) ok = is_nan(exact)                       ? is_nan(got)
+                                          : op == Op::min || op == Op::max ? bits_of(got) == bits_of(exact)
+                                                                           : wide(got) == wide(exact);
         else ok = bits_of(got) == bits_of(exact);
         return ok ? "" : "expected " + show(exact) + ", got " + show(got);
     }
@@ -686,6 +735,9 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         // Half sums of millions of items in [-60, 60] pass 65504; small integers keep them in range.
         if (c.op == Op::add && std::is_same_v<T, half>) {
             for (uint64_t i = 0; i < c.count; ++i) in[i] = narrow<T>(int(rng() % 9) - 4);
+        }
+        if (c.denormals && (c.op == Op::min || c.op == Op::max)) {
+            for (uint64_t i = 0; i < c.count; ++i) in[i] = special_value<T>(rng);
         }
         if ((c.op == Op::min || c.op == Op::max) && c.count > 0) {
             for (uint64_t i : {uint64_t(0), c.count / 2, c.count - 1}) in[i] = quiet_nan<T>();
@@ -872,6 +924,7 @@ std::string DeviceCase::label() const {
     s += reduce ? "reduce" : options.exclusive ? "scan_exclusive" : "scan_inclusive";
     s += " " + std::string(name(op)) + " " + std::string(name(type)) + " n=" + std::to_string(count);
     if (in_place && !reduce) s += " in place";
+    if (denormals) s += " denormals";
     if (options.reproducible) s += " reproducible";
     if (options.force_fallback) s += " forced fallback";
     if (options.segment_items) s += " segments of " + std::to_string(options.segment_items);

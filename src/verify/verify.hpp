@@ -43,7 +43,7 @@ struct Outcome {
 
 // A device-wide scan or reduce (Context::scan / reduce / plans) of `count` random items, checked
 // item by item against the CPU reference; float min/max inputs carry NaNs at the first, a middle and
-// the last item.
+// the last item. Float min and max must return one of the items bit for bit (-0 orders below +0).
 struct DeviceCase {
     Type type = Type::u32;
     Op op = Op::add;
@@ -55,6 +55,8 @@ struct DeviceCase {
     // a command buffer of our own at non-zero offsets, checking that nothing outside the output changed.
     enum class Api { buffers, host, recorded } api = Api::buffers;
     uint32_t runs = 1;       // > 1: the outputs of every run must be bit-identical
+    // Float min/max: the items are denormals of both signs, signed zeros, a few infinities and NaNs.
+    bool denormals = false;
     uint64_t seed = 1;
     std::string label() const; // "device scan_inclusive add uint n=1000 in place"
 };

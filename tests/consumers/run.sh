@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the consumer engines against vkcollectives as an engine would take it:
 #   run.sh <source dir> <build dir of the project>
-# 1. installed (cmake --install of the project's build) and found by find_package and by pkg-config;
+# 1. installed (cmake --install of the project's build) and found by find_package and by pkg-config,
+#    with examples/ (the .spv modules through manifest.json, the GLSL headers) built against it too;
 # 2. add_subdirectory'd, as a shared library of a few modules.
 # Each engine runs on lavapipe. Also checks that no library defines a symbol named vk[A-Z]*.
 set -euo pipefail
@@ -45,6 +46,20 @@ c++ -std=c++20 -DENGINE_VOLK=0 -DVKC_FIRST=1 "$src/tests/consumers/engine.cpp" -
   $(pkg-config --cflags vkcollectives) $(pkg-config --libs --static vkcollectives) -lvulkan -pthread
 echo "-- engine_pkgconfig"
 "$work/engine_pkgconfig"
+
+echo "== examples"
+# examples/: an engine's own pipelines from the installed .spv and manifest.json, and its own shader
+# that #includes the installed GLSL headers; neither links the library.
+cmake -S "$src/examples" -B "$work/examples" "${generator[@]}" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/examples.log"
+cmake --build "$work/examples" >> "$work/examples.log"
+echo "-- raw_spirv"
+"$work/examples/raw_spirv" "$work/prefix/share/vkcollectives/spirv" | tee "$work/raw_spirv.out"
+echo "-- glsl_include"
+"$work/examples/glsl_include" | tee "$work/glsl_include.out"
+# lavapipe has every subgroup operation the examples use: a module skipped there is a lost check.
+if [ "$VKC_DEVICE" = llvmpipe ] && grep -q skipped "$work/raw_spirv.out" "$work/glsl_include.out"; then
+  echo "FAIL: an example skipped a module on lavapipe"; exit 1
+fi
 
 echo "== add_subdirectory, shared library"
 cmake -S "$src/tests/consumers" -B "$work/subdirectory" "${generator[@]}" -DVKC_CONSUME=subdirectory \

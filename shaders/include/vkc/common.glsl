@@ -95,8 +95,8 @@
 
 #define vkc_combine_add(a, b) ((a) + (b))
 #define vkc_combine_mul(a, b) ((a) * (b))
-#define vkc_combine_min(a, b) min(a, b)
-#define vkc_combine_max(a, b) max(a, b)
+#define vkc_combine_min(a, b) vkc_min(a, b)
+#define vkc_combine_max(a, b) vkc_max(a, b)
 #define vkc_combine_and(a, b) ((a) & (b))
 #define vkc_combine_or(a, b) ((a) | (b))
 #define vkc_combine_xor(a, b) ((a) ^ (b))
@@ -107,8 +107,8 @@
 
 #define vkc_subgroup_reduce_add subgroupAdd
 #define vkc_subgroup_reduce_mul subgroupMul
-#define vkc_subgroup_reduce_min subgroupMin
-#define vkc_subgroup_reduce_max subgroupMax
+#define vkc_subgroup_reduce_min vkc_subgroup_min
+#define vkc_subgroup_reduce_max vkc_subgroup_max
 #define vkc_subgroup_reduce_and subgroupAnd
 #define vkc_subgroup_reduce_or subgroupOr
 #define vkc_subgroup_reduce_xor subgroupXor
@@ -117,8 +117,8 @@
 #define vkc_subgroup_reduce_logical_xor subgroupXor
 #define vkc_subgroup_inclusive_add subgroupInclusiveAdd
 #define vkc_subgroup_inclusive_mul subgroupInclusiveMul
-#define vkc_subgroup_inclusive_min subgroupInclusiveMin
-#define vkc_subgroup_inclusive_max subgroupInclusiveMax
+#define vkc_subgroup_inclusive_min vkc_subgroup_inclusive_min_
+#define vkc_subgroup_inclusive_max vkc_subgroup_inclusive_max_
 #define vkc_subgroup_inclusive_and subgroupInclusiveAnd
 #define vkc_subgroup_inclusive_or subgroupInclusiveOr
 #define vkc_subgroup_inclusive_xor subgroupInclusiveXor
@@ -127,8 +127,8 @@
 #define vkc_subgroup_inclusive_logical_xor subgroupInclusiveXor
 #define vkc_subgroup_exclusive_add subgroupExclusiveAdd
 #define vkc_subgroup_exclusive_mul subgroupExclusiveMul
-#define vkc_subgroup_exclusive_min subgroupExclusiveMin
-#define vkc_subgroup_exclusive_max subgroupExclusiveMax
+#define vkc_subgroup_exclusive_min vkc_subgroup_exclusive_min_
+#define vkc_subgroup_exclusive_max vkc_subgroup_exclusive_max_
 #define vkc_subgroup_exclusive_and subgroupExclusiveAnd
 #define vkc_subgroup_exclusive_or subgroupExclusiveOr
 #define vkc_subgroup_exclusive_xor subgroupExclusiveXor
@@ -169,6 +169,88 @@ VKC_INT_IDENTITIES(int, int(0x80000000u), 0x7fffffff)
 VKC_INT_IDENTITIES(uint, 0u, 0xffffffffu)
 VKC_INT_IDENTITIES(int64_t, int64_t(0x8000000000000000ul), 0x7fffffffffffffffl)
 VKC_INT_IDENTITIES(uint64_t, 0ul, 0xfffffffffffffffful)
+
+// ---- min and max, exact on every device ----------------------------------------------------
+// Float min and max return one of their inputs bit for bit: they compare the items' bits as ordered
+// integers (x ^ (x >> (bits - 1) & 0x7f..f) orders every non-NaN float, -0 below +0) and move bits,
+// never float values. A driver that flushes denormals (NVIDIA's float32: shaderDenormPreserveFloat32
+// is false, and SPIR-V cannot ask it to keep them) would otherwise turn a denormal minimum into 0.
+// Items reach min and max already through the NaN rule below, so no NaN is compared. Integer types
+// use the built-ins. Functions unused by a module are dropped by the compiler, so the 8-, 16- and
+// 64-bit overloads cost modules of other types nothing.
+int vkc_ordered(float x) {
+    int b = floatBitsToInt(x);
+    return b ^ ((b >> 31) & 0x7fffffff);
+}
+float vkc_from_ordered(float t, int o) { return intBitsToFloat(o ^ ((o >> 31) & 0x7fffffff)); }
+// half as a sign-extended 32-bit integer: no 16-bit integer arithmetic (shaderInt16) needed.
+int vkc_ordered(float16_t x) {
+    int b = int(packFloat2x16(f16vec2(x, float16_t(0))) << 16) >> 16;
+    return b ^ ((b >> 31) & 0x7fff);
+}
+float16_t vkc_from_ordered(float16_t t, int o) {
+    return unpackFloat2x16(uint(o ^ ((o >> 31) & 0x7fff)) & 0xffffu).x;
+}
+// double in shared memory: two 32-bit words, so the shared-memory path needs no shaderInt64.
+bool vkc_ordered_less(double a, double b) {
+    uvec2 x = unpackDouble2x32(a), y = unpackDouble2x32(b); // .x low word, .y high word
+    if (int(x.y) < 0) x = uvec2(~x.x, x.y ^ 0x7fffffffu);
+    if (int(y.y) < 0) y = uvec2(~y.x, y.y ^ 0x7fffffffu);
+    return int(x.y) < int(y.y) || (x.y == y.y && x.x < y.x);
+}
+
+float16_t vkc_min(float16_t a, float16_t b) { return vkc_from_ordered(a, min(vkc_ordered(a), vkc_ordered(b))); }
+float16_t vkc_max(float16_t a, float16_t b) { return vkc_from_ordered(a, max(vkc_ordered(a), vkc_ordered(b))); }
+float vkc_min(float a, float b) { return vkc_from_ordered(a, min(vkc_ordered(a), vkc_ordered(b))); }
+float vkc_max(float a, float b) { return vkc_from_ordered(a, max(vkc_ordered(a), vkc_ordered(b))); }
+double vkc_min(double a, double b) { return vkc_ordered_less(b, a) ? b : a; }
+double vkc_max(double a, double b) { return vkc_ordered_less(a, b) ? b : a; }
+#define VKC_INT_MIN_MAX(T)                                                                            \
+    T vkc_min(T a, T b) { return min(a, b); }                                                       \
+    T vkc_max(T a, T b) { return max(a, b); }
+VKC_INT_MIN_MAX(int8_t)
+VKC_INT_MIN_MAX(uint8_t)
+VKC_INT_MIN_MAX(int16_t)
+VKC_INT_MIN_MAX(uint16_t)
+VKC_INT_MIN_MAX(int)
+VKC_INT_MIN_MAX(uint)
+VKC_INT_MIN_MAX(int64_t)
+VKC_INT_MIN_MAX(uint64_t)
+
+#if VKC_SUBGROUP_ARITHMETIC
+// Subgroup min and max: floats through their ordered bits, double as a 64-bit integer (its subgroup
+// modules need shaderInt64 and subgroup extended types for that).
+int64_t vkc_ordered(double x) {
+    int64_t b = doubleBitsToInt64(x);
+    return b ^ ((b >> 63) & 0x7fffffffffffffffl);
+}
+double vkc_from_ordered(double t, int64_t o) { return int64BitsToDouble(o ^ ((o >> 63) & 0x7fffffffffffffffl)); }
+#define VKC_SUBGROUP_FLOAT_MIN_MAX(T)                                                                 \
+    T vkc_subgroup_min(T x) { return vkc_from_ordered(x, subgroupMin(vkc_ordered(x))); }             \
+    T vkc_subgroup_max(T x) { return vkc_from_ordered(x, subgroupMax(vkc_ordered(x))); }             \
+    T vkc_subgroup_inclusive_min_(T x) { return vkc_from_ordered(x, subgroupInclusiveMin(vkc_ordered(x))); } \
+    T vkc_subgroup_inclusive_max_(T x) { return vkc_from_ordered(x, subgroupInclusiveMax(vkc_ordered(x))); } \
+    T vkc_subgroup_exclusive_min_(T x) { return vkc_from_ordered(x, subgroupExclusiveMin(vkc_ordered(x))); } \
+    T vkc_subgroup_exclusive_max_(T x) { return vkc_from_ordered(x, subgroupExclusiveMax(vkc_ordered(x))); }
+VKC_SUBGROUP_FLOAT_MIN_MAX(float16_t)
+VKC_SUBGROUP_FLOAT_MIN_MAX(float)
+VKC_SUBGROUP_FLOAT_MIN_MAX(double)
+#define VKC_SUBGROUP_INT_MIN_MAX(T)                                                                   \
+    T vkc_subgroup_min(T x) { return subgroupMin(x); }                                              \
+    T vkc_subgroup_max(T x) { return subgroupMax(x); }                                              \
+    T vkc_subgroup_inclusive_min_(T x) { return subgroupInclusiveMin(x); }                          \
+    T vkc_subgroup_inclusive_max_(T x) { return subgroupInclusiveMax(x); }                          \
+    T vkc_subgroup_exclusive_min_(T x) { return subgroupExclusiveMin(x); }                          \
+    T vkc_subgroup_exclusive_max_(T x) { return subgroupExclusiveMax(x); }
+VKC_SUBGROUP_INT_MIN_MAX(int8_t)
+VKC_SUBGROUP_INT_MIN_MAX(uint8_t)
+VKC_SUBGROUP_INT_MIN_MAX(int16_t)
+VKC_SUBGROUP_INT_MIN_MAX(uint16_t)
+VKC_SUBGROUP_INT_MIN_MAX(int)
+VKC_SUBGROUP_INT_MIN_MAX(uint)
+VKC_SUBGROUP_INT_MIN_MAX(int64_t)
+VKC_SUBGROUP_INT_MIN_MAX(uint64_t)
+#endif
 
 // ---- NaN rule ----------------------------------------------------------------------------------
 // min and max ignore NaN: a NaN item counts as the identity (+INF for min, -INF for max), so the
