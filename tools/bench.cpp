@@ -175,6 +175,7 @@ int bench_block(const Options& o) {
 struct ScanBenchOptions {
     std::string device;
     std::vector<std::string> types = {"u32", "u64", "f32", "f64"};
+    Op op = Op::add;
     int min_log2 = 10, max_log2 = 30, step = 2;
     int runs = 20;
     uint32_t repeats = 5; // back-to-back repetitions a timed run (Context::set_timing)
@@ -281,10 +282,14 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     T isum = T(0);
     for (uint64_t i = 0; i < max_n; ++i) {
         fsum += double(data[i]);
-        isum = T(isum + data[i]);
+        if (o.op == Op::add) isum = T(isum + data[i]);
+        else if (i == 0) isum = data[0];
+        else isum = o.op == Op::min ? std::min(isum, data[i]) : std::max(isum, data[i]);
         prefix[i] = fsum;
         exact[i] = isum;
     }
+    // min and max are exact in every type; float sums within a relative error.
+    const bool approximate = std::is_floating_point_v<T> && o.op == Op::add;
     ScanOptions so;
     so.workgroup_size = o.size;
     so.items_per_invocation = o.items;
@@ -295,7 +300,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     so.look_back_chunk_tiles = o.chunk_tiles;
     ScanTile tile = ctx.scan_tile(type, so), large_tile = ctx.scan_tile(type, so, 1ull << o.max_log2);
     auto t0 = std::chrono::steady_clock::now();
-    ctx.scan(in, out, type, Op::add, 1024, so); // creates the pipeline
+    ctx.scan(in, out, type, o.op, 1024, so); // creates the pipeline
     double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     {
         // A second of copies: the host kept the GPU idle while it made the data.
@@ -336,7 +341,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         double copy_ms = median_ms(ctx, o.runs, [&] { ctx.run(copy, in, out); });
         double read_ms = median_ms(ctx, o.runs, [&] { ctx.run(read, in, out); });
         auto timed_scan = [&](ScanOptions opt) {
-            return median_ms(ctx, o.runs, [&] { ctx.scan(in, out, type, Op::add, n, opt); });
+            return median_ms(ctx, o.runs, [&] { ctx.scan(in, out, type, o.op, n, opt); });
         };
         ScanOptions excl = so, repro = so;
         excl.exclusive = true;
@@ -350,21 +355,21 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         for (uint64_t i : at) {
             T got;
             ctx.download(out, &got, sizeof(T), i * sizeof(T));
-            bool ok = std::is_floating_point_v<T> ? std::fabs(double(got) - prefix[i]) <= 1e-3 * std::max(1.0, prefix[i])
-                                                  : got == exact[i];
+            bool ok = approximate ? std::fabs(double(got) - prefix[i]) <= 1e-3 * std::max(1.0, prefix[i])
+                                  : got == exact[i];
             if (!ok) {
                 std::printf("FAIL %s inclusive n=%llu item %llu: got %.17g want %.17g\n", tname.c_str(),
                             (unsigned long long)n, (unsigned long long)i, double(got),
-                            std::is_floating_point_v<T> ? prefix[i] : double(exact[i]));
+                            approximate ? prefix[i] : double(exact[i]));
                 ++failures;
                 break;
             }
         }
-        double reduce_ms = median_ms(ctx, o.runs, [&] { ctx.reduce(in, result, type, Op::add, n, so); });
+        double reduce_ms = median_ms(ctx, o.runs, [&] { ctx.reduce(in, result, type, o.op, n, so); });
         T total;
         ctx.download(result, &total, sizeof(T));
-        bool ok = std::is_floating_point_v<T> ? std::fabs(double(total) - prefix[n - 1]) <= 1e-3 * std::max(1.0, prefix[n - 1])
-                                              : total == exact[n - 1];
+        bool ok = approximate ? std::fabs(double(total) - prefix[n - 1]) <= 1e-3 * std::max(1.0, prefix[n - 1])
+                              : total == exact[n - 1];
         if (!ok) {
             std::printf("FAIL %s reduce n=%llu: got %.17g\n", tname.c_str(), (unsigned long long)n, double(total));
             ++failures;
@@ -377,7 +382,8 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
             auto it = cub.find({op, tname, n});
             return it == cub.end() ? 0.0 : it->second;
         };
-        double cub_incl = cub_of("inclusive_sum"), cub_red = cub_of("reduce_sum");
+        // CUB's figures are sums: no peer for min and max.
+        double cub_incl = o.op == Op::add ? cub_of("inclusive_sum") : 0, cub_red = o.op == Op::add ? cub_of("reduce_sum") : 0;
         auto ratio = [](double a, double b) { return b > 0 ? std::to_string(a / b).substr(0, 5) : std::string("-"); };
         auto num = [](double v) { return v > 0 ? std::to_string(int(v + 0.5)) : std::string("-"); };
         std::printf("| 2^%d | %.0f | %.0f | %.3f | %s | %s | %.3f | %.3f | %.0f | %.0f | %.3f | %s | %s |\n", e, copy_g,
@@ -413,9 +419,9 @@ int bench_scan(const ScanBenchOptions& o) {
     ctx.set_timing(true, o.repeats);
     const DeviceInfo& d = ctx.device();
     const std::string date = today();
-    std::printf("# vkc bench scan: %s (%s), %s, add, 2^%d to 2^%d items, median of %d runs (each the median of %u"
+    std::printf("# vkc bench scan: %s (%s), %s, %s, 2^%d to 2^%d items, median of %d runs (each the median of %u"
                 " back-to-back repetitions)\n",
-                d.name.c_str(), d.driver.c_str(), date.c_str(), o.min_log2, o.max_log2, o.runs, o.repeats);
+                d.name.c_str(), d.driver.c_str(), date.c_str(), std::string(name(o.op)).c_str(), o.min_log2, o.max_log2, o.runs, o.repeats);
     std::printf("# GB/s count bytes read + written (scans: 2 x items x size; reduce and read: items x size);\n"
                 "# copy and read are compute-shader uvec4 passes over the same bytes, measured in the same run\n");
     std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
@@ -439,6 +445,45 @@ int bench_scan(const ScanBenchOptions& o) {
     return failures ? 1 : 0;
 }
 
+// ---- vkc bench first-call: what a new process waits for ---------------------------------------------
+
+// A new process's first scan: Context creation, then the first u32 inclusive sum of 2^20 items on the
+// Context's buffers (pipelines created then, through the pipeline cache when VKC_PIPELINE_CACHE names
+// a file: run it twice to see the cold and the warm figure), then a second call of the same.
+int bench_first_call(const std::string& device) {
+    using clock = std::chrono::steady_clock;
+    auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    auto t0 = clock::now();
+    ContextOptions options;
+    options.device = device;
+    Context ctx(options);
+    auto t1 = clock::now();
+    const uint64_t n = uint64_t(1) << 20;
+    std::vector<uint32_t> data(n);
+    for (uint64_t i = 0; i < n; ++i) data[i] = hash(uint32_t(i));
+    Buffer buffer = ctx.create_buffer(n * 4), out = ctx.create_buffer(n * 4);
+    ctx.upload(buffer, data.data(), n * 4);
+    auto t2 = clock::now();
+    ctx.scan(buffer, out, Type::u32, Op::add, n);
+    auto t3 = clock::now();
+    ctx.scan(buffer, out, Type::u32, Op::add, n);
+    auto t4 = clock::now();
+    uint32_t last = 0, want = 0;
+    for (uint32_t v : data) want += v;
+    ctx.download(out, &last, 4, (n - 1) * 4);
+    const char* cache = std::getenv("VKC_PIPELINE_CACHE");
+    std::printf("# vkc bench first-call: %s (%s), %s; pipeline cache %s\n", ctx.device().name.c_str(),
+                ctx.device().driver.c_str(), today().c_str(), cache && *cache ? cache : "(none: VKC_PIPELINE_CACHE unset)");
+    std::printf("context %.1f ms; first scan of 2^20 u32 %.1f ms (pipelines included); second %.2f ms; "
+                "context to first result %.1f ms\n",
+                ms(t0, t1), ms(t2, t3), ms(t3, t4), ms(t0, t1) + ms(t2, t3));
+    if (last != want) {
+        std::printf("FAIL: the last sum is %u, expected %u\n", last, want);
+        return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 const char* bench_usage =
@@ -449,12 +494,18 @@ const char* bench_usage =
     "    --cub FILE (output of bench/cuda/cub_block_scan)  --csv FILE\n"
     "  bench scan [options]        device-wide inclusive/exclusive/reproducible scan and reduce (add) by size;\n"
     "                              GB/s, ratios to a copy and a read of the same bytes, and to CUB when given\n"
-    "    --device X --types u32,u64,f32,f64 --min-log2 10 --max-log2 30 --step 2 --runs 20 --repeats 5\n"
+    "    --device X --types u32,u64,f32,f64 --op add|min|max --min-log2 10 --max-log2 30 --step 2 --runs 20\n"
+    "    --repeats 5\n"
     "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n"
     "    --chunk-tiles N (tiles a look-back work-group takes)  --prefetch 0|1 (while looking back)\n"
-    "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n";
+    "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n"
+    "  bench first-call [--device X] a new process's wait for its first scan: Context creation, the first\n"
+    "                              u32 scan of 2^20 items (pipelines included), with VKC_PIPELINE_CACHE if set\n";
 
 int bench(int argc, char** argv) {
+    if (argc >= 1 && std::strcmp(argv[0], "first-call") == 0) {
+        return bench_first_call(argc >= 3 && std::strcmp(argv[1], "--device") == 0 ? argv[2] : "");
+    }
     if (argc >= 1 && std::strcmp(argv[0], "scan") == 0) {
         ScanBenchOptions o;
         for (int i = 1; i < argc; ++i) {
@@ -468,6 +519,10 @@ int bench(int argc, char** argv) {
                 o.types.clear();
                 std::stringstream ss(value());
                 for (std::string t; std::getline(ss, t, ',');) o.types.push_back(t);
+            } else if (a == "--op") {
+                if (!parse(value(), o.op) || (o.op != Op::add && o.op != Op::min && o.op != Op::max)) {
+                    throw Error("bench scan: --op takes add, min or max");
+                }
             } else if (a == "--min-log2") o.min_log2 = std::stoi(value());
             else if (a == "--max-log2") o.max_log2 = std::stoi(value());
             else if (a == "--step") o.step = std::stoi(value());

@@ -1,5 +1,6 @@
 // vkc: the command-line tool. `vkc devices` lists devices; `vkc selftest` runs every collective on
 // one device against the CPU reference and exits non-zero on any failure.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -28,6 +29,10 @@ const char* usage =
     "    --only TEXT               only the rows whose name contains TEXT (\"scan_inclusive add\")\n"
     "  modules [--json]            list the embedded SPIR-V modules and what each needs (--json: the\n"
     "                              manifest.json installed beside the .spv files)\n"
+    "  check --type T --op OP --count N [--reduce] [--exclusive] [--in-place] [--device X]\n"
+    "                              one device-wide scan or reduce of N items against the CPU reference\n"
+    "  check --type T --op OP --count N [--reduce] [--exclusive] [--in-place] [--device X]\n"
+    "                              one device-wide scan or reduce of N items against the CPU reference\n"
     "  bench block [options]       block-scan throughput against a copy and CUB (vkc --help for options)\n"
     "  bench scan [options]        device-wide scan and reduce by size against a copy, a read and CUB\n";
 
@@ -266,6 +271,47 @@ int selftest(int argc, char** argv) {
 
 } // namespace
 
+// vkc check: one device-wide scan or reduce of any size, checked item by item against the CPU
+// reference, with its GPU time (counts past 2^32 items run here: the suites keep to small ones).
+int check(int argc, char** argv) {
+    vkc::ContextOptions options;
+    vkc::verify::DeviceCase c;
+    c.count = 0;
+    for (int i = 0; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw vkc::Error("option " + a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--device") options.device = value();
+        else if (a == "--type") {
+            std::string t = value();
+            // The bench's short names too (u32, f64, ...).
+            const std::map<std::string, std::string> short_names = {
+                {"f16", "half"}, {"i32", "int"},   {"u32", "uint"},  {"i64", "long"},  {"u64", "ulong"},
+                {"f32", "float"}, {"f64", "double"}, {"i8", "char"}, {"u8", "uchar"}, {"i16", "short"}, {"u16", "ushort"}};
+            if (short_names.count(t)) t = short_names.at(t);
+            if (!vkc::parse(t, c.type)) throw vkc::Error("check: unknown type " + t);
+        } else if (a == "--op") {
+            if (!vkc::parse(value(), c.op)) throw vkc::Error("check: unknown op");
+        } else if (a == "--count") c.count = std::stoull(value());
+        else if (a == "--reduce") c.reduce = true;
+        else if (a == "--exclusive") c.options.exclusive = true;
+        else if (a == "--in-place") c.in_place = true;
+        else throw vkc::Error("unknown option " + a);
+    }
+    vkc::Context ctx(options);
+    ctx.set_timing(true);
+    auto t0 = std::chrono::steady_clock::now();
+    vkc::verify::Outcome r = vkc::verify::run_device_case(ctx, c);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: %s on %s (%s); GPU %.2f ms, %.1f s with upload, download and the CPU check%s%s\n",
+                c.label().c_str(), r.status == vkc::verify::Status::pass ? "pass" : r.status == vkc::verify::Status::skip ? "skip" : "FAIL",
+                ctx.device().name.c_str(), ctx.device().driver.c_str(), ctx.last_gpu_ms(), seconds,
+                r.detail.empty() ? "" : ": ", r.detail.c_str());
+    return r.status == vkc::verify::Status::pass ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         std::fputs(usage, argc < 2 ? stderr : stdout);
@@ -282,6 +328,7 @@ int main(int argc, char** argv) {
         if (cmd == "modules") return list_modules(argc > 2 && std::strcmp(argv[2], "--json") == 0);
         if (cmd == "selftest") return selftest(argc - 2, argv + 2);
         if (cmd == "bench") return vkc::tool::bench(argc - 2, argv + 2);
+        if (cmd == "check") return check(argc - 2, argv + 2);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vkc %s: %s\n", cmd.c_str(), e.what());
         return 1;
