@@ -250,6 +250,7 @@ function(vkc_add_shader_modules target)
             -DOUTPUT_ASM=${generated_asm} -DOUTPUT_JSON=${generated_json} -DVERSION=${PROJECT_VERSION}
             -P "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
     DEPENDS ${spv_files} "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
+            "${PROJECT_SOURCE_DIR}/cmake/ManifestJson.cmake"
     COMMENT "Embedding ${CMAKE_CURRENT_BINARY_DIR}/spirv into vkc_modules.cpp"
     VERBATIM)
   target_sources(${target} PRIVATE "${generated}" "${generated_asm}")

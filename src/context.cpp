@@ -239,7 +239,23 @@ VkInstance create_instance(const InstanceTable& vki, bool want_validation, bool&
             extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
         }
     }
+    // Validation includes synchronization validation (hazards between the Context's own commands and
+    // uploads), where the layer offers VK_EXT_validation_features.
+    VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = &sync;
+    bool with_sync = false;
+    if (validation_on) {
+        uint32_t n = 0;
+        vki.vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &n, nullptr);
+        std::vector<VkExtensionProperties> layer_extensions(n);
+        vki.vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &n, layer_extensions.data());
+        with_sync = has_extension(layer_extensions, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+        if (with_sync) extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    }
     VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    if (with_sync) info.pNext = &features;
     info.pApplicationInfo = &app;
     info.enabledLayerCount = uint32_t(layers.size());
     info.ppEnabledLayerNames = layers.data();

@@ -46,13 +46,20 @@ struct EngineDevice {
         VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
         app.apiVersion = VK_API_VERSION_1_2;
         const char* layer = "VK_LAYER_KHRONOS_validation";
-        const char* extension = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+        // The engine validates its frames with synchronization validation, as the plans' barrier
+        // contract is what it checks.
+        const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+        VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+        VkValidationFeaturesEXT features_on{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+        features_on.enabledValidationFeatureCount = 1;
+        features_on.pEnabledValidationFeatures = &sync;
         VkInstanceCreateInfo ii{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
         ii.pApplicationInfo = &app;
         ii.enabledLayerCount = validation ? 1 : 0;
         ii.ppEnabledLayerNames = &layer;
-        ii.enabledExtensionCount = validation ? 1 : 0;
-        ii.ppEnabledExtensionNames = &extension;
+        ii.enabledExtensionCount = validation ? 2 : 0;
+        ii.ppEnabledExtensionNames = extensions;
+        if (validation) ii.pNext = &features_on;
         must(vkCreateInstance(&ii, nullptr, &instance), "vkCreateInstance");
         if (validation) {
             VkDebugUtilsMessengerCreateInfoEXT m{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};

@@ -106,33 +106,33 @@ std::vector<uint32_t> run_module(const Gpu& gpu, const std::string& dir, const j
     VkPipelineLayout layout;
     check(vkCreatePipelineLayout(gpu.device, &plci, nullptr, &layout), "vkCreatePipelineLayout");
 
-    // Specialization constants, found by their meaning in the manifest; the others keep their defaults.
+    // Specialization constants, found by their names in the manifest; the others keep their defaults.
     // Subgroups packed = false is safe on every device: Vulkan does not promise that subgroup s holds
     // local indices [s*S, (s+1)*S) (lavapipe at 32 lanes or more does not), and without that promise the
     // module joins through shared memory. Where a probe of the shape finds them packed, true is faster:
     // examples/glsl_include/ shows the probe.
     struct Wanted {
-        std::string_view meaning;
+        std::string_view name;
         uint32_t value;
         bool required;
     };
-    const Wanted wanted[] = {{"work-group size x", size, true},
-                             {"work-group size y", 1, true},
-                             {"work-group size z", 1, true},
-                             {"the device packs", VK_FALSE, false},
-                             {"invocations the shared scratch is sized for", size, false}};
+    const Wanted wanted[] = {{"workgroup_size_x", size, true},
+                             {"workgroup_size_y", 1, true},
+                             {"workgroup_size_z", 1, true},
+                             {"subgroups_packed", VK_FALSE, false},
+                             {"scratch_capacity", size, false}};
     std::vector<VkSpecializationMapEntry> entries;
     std::vector<uint32_t> values; // uint32 and bool (VkBool32) constants both take 4 bytes
     for (const Wanted& w : wanted) {
         const size_t before = entries.size();
         for (const json::Value& s : module["specialization_constants"].array()) {
-            if (s["meaning"].str().starts_with(w.meaning)) {
+            if (s["name"].str() == w.name) {
                 entries.push_back({s["id"].u32(), uint32_t(4 * values.size()), 4});
                 values.push_back(w.value);
             }
         }
         if (w.required && entries.size() == before)
-            fail("the manifest lists no specialization constant for " + std::string(w.meaning));
+            fail("the manifest lists no specialization constant " + std::string(w.name));
     }
     VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), 4 * values.size(), values.data()};
 

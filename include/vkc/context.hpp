@@ -89,8 +89,8 @@ struct ContextOptions {
     // Empty (default): the VKC_DEVICE environment variable, else a discrete GPU, else an integrated
     // GPU, else whatever exists (lavapipe included).
     std::string device;
-    // Enable VK_LAYER_KHRONOS_validation when installed and count its warnings and errors.
-    // Default off; VKC_VALIDATION=1 turns it on too.
+    // Enable VK_LAYER_KHRONOS_validation when installed, with synchronization validation, and count its
+    // warnings and errors. Default off; VKC_VALIDATION=1 turns it on too.
     bool validation = false;
     // Never use subgroup modules, as on a device without subgroup arithmetic. Default off;
     // VKC_SHARED_MEMORY_ONLY=1 turns it on too.
