@@ -929,6 +929,10 @@ void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* w
 }
 } // namespace
 
+namespace {
+constexpr uint64_t staging_bytes = uint64_t(256) << 20; // host-visible bytes an upload or download holds
+} // namespace
+
 void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
     check_range(dst, bytes, offset, "upload");
     impl_->check_buffer(dst, "upload: the destination");
@@ -937,13 +941,19 @@ void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offs
         std::memcpy(static_cast<char*>(dst.mapped_) + offset, src, bytes);
         return;
     }
-    Buffer staging = impl_->make_buffer(bytes, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    std::memcpy(staging.mapped_, src, bytes);
-    impl_->begin();
-    VkBufferCopy region{0, offset, bytes};
-    impl_->vk.vkCmdCopyBuffer(impl_->cmd, staging.buffer_, dst.buffer_, 1, &region);
-    impl_->submit_and_wait();
+    // Through a staging buffer of at most staging_bytes, so that uploads of any size need no host-visible
+    // allocation of their size.
+    const uint64_t chunk = std::min(bytes, staging_bytes);
+    const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    Buffer staging = impl_->make_buffer(chunk, visible, visible);
+    for (uint64_t done = 0; done < bytes; done += chunk) {
+        uint64_t n = std::min(chunk, bytes - done);
+        std::memcpy(staging.mapped_, static_cast<const char*>(src) + done, n);
+        impl_->begin();
+        VkBufferCopy region{0, offset + done, n};
+        impl_->vk.vkCmdCopyBuffer(impl_->cmd, staging.buffer_, dst.buffer_, 1, &region);
+        impl_->submit_and_wait();
+    }
 }
 
 void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset) {
@@ -954,13 +964,17 @@ void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t of
         std::memcpy(dst, static_cast<const char*>(src.mapped_) + offset, bytes);
         return;
     }
+    const uint64_t chunk = std::min(bytes, staging_bytes);
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    Buffer staging = impl_->make_buffer(bytes, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, visible);
-    impl_->begin();
-    VkBufferCopy region{offset, 0, bytes};
-    impl_->vk.vkCmdCopyBuffer(impl_->cmd, src.buffer_, staging.buffer_, 1, &region);
-    impl_->submit_and_wait();
-    std::memcpy(dst, staging.mapped_, bytes);
+    Buffer staging = impl_->make_buffer(chunk, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, visible);
+    for (uint64_t done = 0; done < bytes; done += chunk) {
+        uint64_t n = std::min(chunk, bytes - done);
+        impl_->begin();
+        VkBufferCopy region{offset + done, 0, n};
+        impl_->vk.vkCmdCopyBuffer(impl_->cmd, src.buffer_, staging.buffer_, 1, &region);
+        impl_->submit_and_wait();
+        std::memcpy(static_cast<char*>(dst) + done, staging.mapped_, n);
+    }
 }
 
 void Context::check_host_items(const WorkgroupRequest& r, size_t host_size) const {
