@@ -115,6 +115,12 @@ DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t inde
         *tail = &driver;
         tail = &driver.pNext;
     }
+    VkPhysicalDeviceFloatControlsProperties float_controls{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+    bool has_float_controls = v12 || has_extension(exts, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME);
+    if (has_float_controls) {
+        *tail = &float_controls;
+        tail = &float_controls.pNext;
+    }
     vki.vkGetPhysicalDeviceProperties2(pd, &props);
 
     info.name = base.deviceName;
@@ -130,6 +136,13 @@ DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t inde
         info.max_workgroup_count[i] = base.limits.maxComputeWorkGroupCount[i];
     }
     info.max_shared_memory = base.limits.maxComputeSharedMemorySize;
+    info.float_controls_known = has_float_controls;
+    info.denorm_preserve[0] = float_controls.shaderDenormPreserveFloat16;
+    info.denorm_preserve[1] = float_controls.shaderDenormPreserveFloat32;
+    info.denorm_preserve[2] = float_controls.shaderDenormPreserveFloat64;
+    info.denorm_flush[0] = float_controls.shaderDenormFlushToZeroFloat16;
+    info.denorm_flush[1] = float_controls.shaderDenormFlushToZeroFloat32;
+    info.denorm_flush[2] = float_controls.shaderDenormFlushToZeroFloat64;
     info.max_storage_buffer_range = base.limits.maxStorageBufferRange;
     info.min_storage_buffer_offset_alignment = base.limits.minStorageBufferOffsetAlignment;
 

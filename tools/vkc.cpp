@@ -44,6 +44,14 @@ int devices() {
                     d.subgroup_size, d.min_subgroup_size, d.max_subgroup_size, d.max_workgroup_invocations,
                     d.max_shared_memory);
         std::printf("   features: %s\n", vkc::feature_names(d.features).c_str());
+        if (d.float_controls_known) {
+            std::printf("   float controls: denormals preservable (half, float, double) %s %s %s; flushable %s %s %s\n",
+                        d.denorm_preserve[0] ? "yes" : "no", d.denorm_preserve[1] ? "yes" : "no",
+                        d.denorm_preserve[2] ? "yes" : "no", d.denorm_flush[0] ? "yes" : "no",
+                        d.denorm_flush[1] ? "yes" : "no", d.denorm_flush[2] ? "yes" : "no");
+        } else {
+            std::printf("   float controls: not reported\n");
+        }
         std::printf("   lacks:    %s\n", vkc::feature_names(vkc::all_features & ~d.features).c_str());
     }
     return 0;

@@ -50,6 +50,13 @@ struct DeviceInfo {
     uint32_t max_shared_memory = 0;     // bytes
     uint64_t max_storage_buffer_range = 0;
     uint64_t min_storage_buffer_offset_alignment = 0;
+    // Float controls (VkPhysicalDeviceFloatControlsProperties) for 16-, 32- and 64-bit floats: whether a
+    // module may ask the device to preserve denormals, or to flush them. Neither says what the device
+    // does by default: NVIDIA flushes float32 denormals in add and mul (min and max keep them on every
+    // device, see README). False where the device does not report float controls.
+    bool float_controls_known = false;
+    bool denorm_preserve[3] = {false, false, false};
+    bool denorm_flush[3] = {false, false, false};
     std::string type_name() const;      // "discrete GPU", "CPU", ...
 };
 
