@@ -377,6 +377,62 @@ std::vector<DeviceInfo> list_devices() {
     return out;
 }
 
+namespace {
+VKAPI_ATTR void* VKAPI_CALL counted_allocation(void* user, size_t size, size_t alignment,
+                                               VkSystemAllocationScope scope) {
+    auto* core = static_cast<DeviceCore*>(user);
+    void* p = core->caller_allocator.pfnAllocation(core->caller_allocator.pUserData, size, alignment, scope);
+    if (!p) ++core->failed_allocations;
+    return p;
+}
+VKAPI_ATTR void* VKAPI_CALL counted_reallocation(void* user, void* original, size_t size, size_t alignment,
+                                                 VkSystemAllocationScope scope) {
+    auto* core = static_cast<DeviceCore*>(user);
+    void* p = core->caller_allocator.pfnReallocation(core->caller_allocator.pUserData, original, size, alignment, scope);
+    if (!p && size) ++core->failed_allocations;
+    return p;
+}
+VKAPI_ATTR void VKAPI_CALL counted_free(void* user, void* memory) {
+    auto* core = static_cast<DeviceCore*>(user);
+    core->caller_allocator.pfnFree(core->caller_allocator.pUserData, memory);
+}
+VKAPI_ATTR void VKAPI_CALL counted_internal_allocation(void* user, size_t size, VkInternalAllocationType type,
+                                                       VkSystemAllocationScope scope) {
+    auto* core = static_cast<DeviceCore*>(user);
+    if (core->caller_allocator.pfnInternalAllocation) {
+        core->caller_allocator.pfnInternalAllocation(core->caller_allocator.pUserData, size, type, scope);
+    }
+}
+VKAPI_ATTR void VKAPI_CALL counted_internal_free(void* user, size_t size, VkInternalAllocationType type,
+                                                 VkSystemAllocationScope scope) {
+    auto* core = static_cast<DeviceCore*>(user);
+    if (core->caller_allocator.pfnInternalFree) {
+        core->caller_allocator.pfnInternalFree(core->caller_allocator.pUserData, size, type, scope);
+    }
+}
+} // namespace
+
+void DeviceCore::use_allocator(const VkAllocationCallbacks& callbacks) {
+    if (!callbacks.pfnAllocation || !callbacks.pfnReallocation || !callbacks.pfnFree) {
+        throw Error("ContextOptions::allocator: pfnAllocation, pfnReallocation and pfnFree must all be set");
+    }
+    caller_allocator = callbacks;
+    counting_allocator.pUserData = this;
+    counting_allocator.pfnAllocation = counted_allocation;
+    counting_allocator.pfnReallocation = counted_reallocation;
+    counting_allocator.pfnFree = counted_free;
+    counting_allocator.pfnInternalAllocation = callbacks.pfnInternalAllocation ? counted_internal_allocation : nullptr;
+    counting_allocator.pfnInternalFree = callbacks.pfnInternalFree ? counted_internal_free : nullptr;
+    allocator = &counting_allocator;
+}
+
+void DeviceCore::check_allocations(uint64_t before, const char* what) const {
+    if (failed_allocations != before) {
+        throw Error(std::string(what) + " failed with VK_ERROR_OUT_OF_HOST_MEMORY: an allocation through "
+                    "ContextOptions::allocator failed while recording, and the driver did not report it");
+    }
+}
+
 DeviceCore::~DeviceCore() {
     if (adopted) return;
     if (device) vk.vkDestroyDevice(device, allocator);
@@ -401,10 +457,7 @@ void Context::Impl::create(const ContextOptions& opts) {
     options.validation = opts.validation || env_flag("VKC_VALIDATION");
     options.shared_memory_only = opts.shared_memory_only || env_flag("VKC_SHARED_MEMORY_ONLY");
     core = std::make_shared<DeviceCore>();
-    if (opts.allocator) {
-        core->allocator_copy = *opts.allocator;
-        core->allocator = &core->allocator_copy;
-    }
+    if (opts.allocator) core->use_allocator(*opts.allocator);
     allocator = core->allocator;
     if (opts.adopt.device) {
         adopt_device(opts.adopt);
@@ -613,10 +666,10 @@ Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferre
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = type;
     VkResult r = vk.vkAllocateMemory(device, &alloc, allocator, &b.memory_);
-    if (r != VK_SUCCESS) {
-        throw Error("out of device memory: could not allocate " + std::to_string(bytes) + " bytes (VkResult " +
-                    std::to_string(int(r)) + ")");
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY) {
+        throw Error("vkAllocateMemory failed: out of device memory for a buffer of " + std::to_string(bytes) + " bytes");
     }
+    check(r, "vkAllocateMemory");
     check(vk.vkBindBufferMemory(device, b.buffer_, b.memory_, 0), "vkBindBufferMemory");
     VkMemoryPropertyFlags flags = memory.memoryTypes[type].propertyFlags;
     const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -627,6 +680,7 @@ Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferre
 }
 
 void Context::Impl::begin() {
+    allocations_at_begin = core->failed_allocations;
     check(vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
     VkCommandBufferBeginInfo b{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     b.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -635,6 +689,7 @@ void Context::Impl::begin() {
 
 void Context::Impl::submit_and_wait() {
     check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    core->check_allocations(allocations_at_begin, "recording the Context's commands");
     VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     s.commandBufferCount = 1;
     s.pCommandBuffers = &cmd;

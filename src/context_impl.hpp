@@ -18,7 +18,8 @@ namespace vkc {
 
 inline void check(VkResult result, const char* what) {
     if (result != VK_SUCCESS) {
-        throw Error(std::string(what) + " failed with VkResult " + std::to_string(int(result)));
+        throw Error(std::string(what) + " failed with " + result_name(result) + " (VkResult " +
+                    std::to_string(int(result)) + ")");
     }
 }
 
@@ -38,10 +39,17 @@ struct DeviceCore {
     bool adopted = false; // the device and instance are the engine's: never destroyed here
     // False once the Context is destroyed: its pipelines are gone, so plans may no longer record.
     std::atomic<bool> context_alive{true};
-    // The caller's, for every object created here (ContextOptions::allocator); copied so that it need
-    // not outlive the Context.
-    VkAllocationCallbacks allocator_copy{};
+    // The caller's callbacks (ContextOptions::allocator), copied so that the struct need not outlive the
+    // Context, and the wrapper every object is created with: it counts the allocations that failed, so
+    // that a command the driver dropped for want of memory without saying so (Mesa 22.3's lavapipe
+    // records nothing and ends the command buffer with VK_SUCCESS) is reported, not run.
+    VkAllocationCallbacks caller_allocator{};
+    VkAllocationCallbacks counting_allocator{};
     const VkAllocationCallbacks* allocator = nullptr;
+    std::atomic<uint64_t> failed_allocations{0};
+    void use_allocator(const VkAllocationCallbacks& callbacks);
+    // Throws Error where an allocation failed since `before` (a failed_allocations value).
+    void check_allocations(uint64_t before, const char* what) const;
 
     // Validation messages seen on the instance (the layer may call from any thread).
     std::atomic<uint64_t> validation_count{0};
@@ -73,6 +81,7 @@ struct Context::Impl {
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
+    uint64_t allocations_at_begin = 0; // DeviceCore::failed_allocations when cmd began recording
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
     VkDescriptorPool descriptor_pool = VK_NULL_HANDLE;

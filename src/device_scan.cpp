@@ -197,6 +197,7 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
     const State& s = *state_;
     if (!s.core->context_alive) throw Error("ScanPlan::record: the plan's Context was destroyed");
     const DeviceTable& vk = s.core->vk;
+    const uint64_t failed_before = s.core->failed_allocations;
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
     for (const State::Step& step : s.steps) {
         VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -225,6 +226,7 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
             break;
         }
     }
+    s.core->check_allocations(failed_before, "ScanPlan::record");
 }
 
 ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {

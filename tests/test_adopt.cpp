@@ -5,7 +5,10 @@
 
 #include "support.hpp"
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
 #include <random>
 #include <string>
 
@@ -322,4 +325,77 @@ TEST_CASE("adopted device: features the engine did not enable are not used, and 
         refused(bad, "enabled_features");
     }
     CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
+}
+
+// ---- Faults: every device memory allocation may fail (host allocations: tests/faults.cpp) ------------
+namespace {
+// Device memory: an engine's vkGetInstanceProcAddr (AdoptedDevice::get_instance_proc_addr) whose
+// vkAllocateMemory fails its n-th call with VK_ERROR_OUT_OF_DEVICE_MEMORY.
+struct FailingMemory {
+    static inline PFN_vkAllocateMemory real_allocate = nullptr;
+    static inline PFN_vkGetDeviceProcAddr real_device_proc = nullptr;
+    static inline int64_t countdown = -1;
+    static VKAPI_ATTR VkResult VKAPI_CALL allocate(VkDevice d, const VkMemoryAllocateInfo* info,
+                                                   const VkAllocationCallbacks* a, VkDeviceMemory* memory) {
+        if (countdown >= 0 && countdown-- == 0) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+        return real_allocate(d, info, a, memory);
+    }
+    static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL device_proc(VkDevice d, const char* name) {
+        if (std::strcmp(name, "vkAllocateMemory") == 0) {
+            real_allocate = reinterpret_cast<PFN_vkAllocateMemory>(real_device_proc(d, name));
+            return reinterpret_cast<PFN_vkVoidFunction>(allocate);
+        }
+        return real_device_proc(d, name);
+    }
+    static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL instance_proc(VkInstance i, const char* name) {
+        if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) {
+            real_device_proc = reinterpret_cast<PFN_vkGetDeviceProcAddr>(vkGetInstanceProcAddr(i, name));
+            return reinterpret_cast<PFN_vkVoidFunction>(device_proc);
+        }
+        return vkGetInstanceProcAddr(i, name);
+    }
+};
+
+// A scan and a plan on a Context; the result is checked, so a fault may give an Error, never a wrong answer.
+void scan_and_plan(Context& ctx) {
+    std::vector<uint32_t> items(3000);
+    for (size_t i = 0; i < items.size(); ++i) items[i] = uint32_t(i * 7 + 1);
+    std::vector<uint32_t> sums = ctx.scan(std::span<const uint32_t>(items), Op::add);
+    uint32_t want = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+        want += items[i];
+        if (sums[i] != want) throw std::logic_error("wrong sum at item " + std::to_string(i));
+    }
+    uint64_t scratch = ctx.scan_scratch_bytes(Type::u32, items.size());
+    Buffer data = ctx.create_buffer(items.size() * 4), scratch_buffer = ctx.create_buffer(scratch);
+    ScanPlan plan = ctx.plan_scan(Type::u32, Op::add, items.size(), {data.handle(), 0, items.size() * 4},
+                                  {data.handle(), 0, items.size() * 4}, {scratch_buffer.handle(), 0, scratch});
+    CHECK(plan.dispatches() >= 1);
+}
+} // namespace
+
+TEST_CASE("faults: every device memory allocation of a scan and a plan may fail") {
+    EngineDevice engine(false);
+    AdoptedDevice adopted = engine.adopted();
+    adopted.get_instance_proc_addr = FailingMemory::instance_proc;
+    ContextOptions options;
+    options.adopt = adopted;
+    Context ctx(options);
+    int errors = 0;
+    for (int64_t n = 0;; ++n) {
+        FailingMemory::countdown = n;
+        bool failed = false;
+        try {
+            scan_and_plan(ctx);
+        } catch (const Error& e) {
+            failed = true;
+            ++errors;
+            CHECK_MESSAGE(std::string(e.what()).find("out of device memory") != std::string::npos, e.what());
+        }
+        FailingMemory::countdown = -1;
+        if (!failed) break;
+        scan_and_plan(ctx); // the Context still works
+        REQUIRE(n < 1000);
+    }
+    CHECK(errors > 0);
 }

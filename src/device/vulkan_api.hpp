@@ -118,6 +118,9 @@ struct DeviceTable {
 
 #undef VKC_DECLARE_FUNCTION
 
+// The VkResult's name, for error messages.
+const char* result_name(VkResult result);
+
 // The system's Vulkan loader (libvulkan.so.1), opened for one Context and closed with it.
 class LoaderLibrary {
 public:
