@@ -2,7 +2,7 @@
 # Installs what vkcollectives needs on Debian 12, from Debian's own packages. Idempotent.
 set -euo pipefail
 packages=(
-  cmake ninja-build g++                       # build
+  cmake ninja-build g++ pkg-config            # build (pkg-config: the consumer test of vkcollectives.pc)
   libvulkan-dev libvulkan-volk-dev            # Vulkan headers and loader, volk (compiled into the library)
   glslang-tools glslang-dev spirv-tools       # GLSL -> SPIR-V, validation, optimisation
   doctest-dev                                 # tests

@@ -1,6 +1,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "support.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -83,6 +85,12 @@ void run_extended_matrix(Collective collective) {
 
 int main(int argc, char** argv) {
     using namespace vkc::test;
+#if defined(__SANITIZE_ADDRESS__)
+    // Keep lavapipe and the validation layer mapped after the loader closes them, so that LeakSanitizer can name its frames and its
+    // suppressions (tests/sanitizers/lsan.supp) apply: the leaks of an unloaded library show no module.
+    dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
+    dlopen("libVkLayer_khronos_validation.so", RTLD_NOW | RTLD_NODELETE);
+#endif
     try {
         context();
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 // another Context, plans refused after their Context, the pipeline cache and allocation callbacks.
 #include "support.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -142,33 +143,38 @@ TEST_CASE("embedding: the pipeline cache is kept in a file and handed out") {
 }
 
 namespace {
+// Counting callbacks: each block carries its size in front, so that reallocation copies what it holds.
 std::atomic<int64_t> live_allocations{0};
 std::atomic<uint64_t> total_allocations{0};
+constexpr size_t header = 64; // keeps every alignment the implementations ask for (at most 64 here)
 VKAPI_ATTR void* VKAPI_CALL counted_allocation(void*, size_t size, size_t alignment, VkSystemAllocationScope) {
+    if (alignment > header) return nullptr;
+    auto* block = static_cast<char*>(std::aligned_alloc(header, header + (size + header - 1) / header * header));
+    if (!block) return nullptr;
+    std::memcpy(block, &size, sizeof size);
     ++live_allocations;
     ++total_allocations;
-    return std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
-}
-VKAPI_ATTR void* VKAPI_CALL counted_reallocation(void*, void* original, size_t size, size_t alignment,
-                                                 VkSystemAllocationScope) {
-    if (!original) return counted_allocation(nullptr, size, alignment, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
-    if (size == 0) {
-        --live_allocations;
-        std::free(original);
-        return nullptr;
-    }
-    void* fresh = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
-    if (fresh) {
-        // The old block's size is unknown here; the implementation asks for at least as much as it keeps.
-        std::memcpy(fresh, original, size);
-        std::free(original);
-    }
-    return fresh;
+    return block + header;
 }
 VKAPI_ATTR void VKAPI_CALL counted_free(void*, void* memory) {
     if (!memory) return;
     --live_allocations;
-    std::free(memory);
+    std::free(static_cast<char*>(memory) - header);
+}
+VKAPI_ATTR void* VKAPI_CALL counted_reallocation(void*, void* original, size_t size, size_t alignment,
+                                                 VkSystemAllocationScope scope) {
+    if (!original) return counted_allocation(nullptr, size, alignment, scope);
+    if (size == 0) {
+        counted_free(nullptr, original);
+        return nullptr;
+    }
+    void* fresh = counted_allocation(nullptr, size, alignment, scope);
+    if (!fresh) return nullptr;
+    size_t old = 0;
+    std::memcpy(&old, static_cast<char*>(original) - header, sizeof old);
+    std::memcpy(fresh, original, std::min(old, size));
+    counted_free(nullptr, original);
+    return fresh;
 }
 } // namespace
 
