@@ -203,8 +203,18 @@ float16_t vkc_min(float16_t a, float16_t b) { return vkc_from_ordered(a, min(vkc
 float16_t vkc_max(float16_t a, float16_t b) { return vkc_from_ordered(a, max(vkc_ordered(a), vkc_ordered(b))); }
 float vkc_min(float a, float b) { return vkc_from_ordered(a, min(vkc_ordered(a), vkc_ordered(b))); }
 float vkc_max(float a, float b) { return vkc_from_ordered(a, max(vkc_ordered(a), vkc_ordered(b))); }
+#if VKC_SUBGROUP_ARITHMETIC
+// Subgroup modules of double min/max have shaderInt64: one 64-bit compare, not two words.
+int64_t vkc_ordered(double x) {
+    int64_t b = doubleBitsToInt64(x);
+    return b ^ ((b >> 63) & 0x7fffffffffffffffl);
+}
+double vkc_min(double a, double b) { return vkc_ordered(b) < vkc_ordered(a) ? b : a; }
+double vkc_max(double a, double b) { return vkc_ordered(b) > vkc_ordered(a) ? b : a; }
+#else
 double vkc_min(double a, double b) { return vkc_ordered_less(b, a) ? b : a; }
 double vkc_max(double a, double b) { return vkc_ordered_less(a, b) ? b : a; }
+#endif
 #define VKC_INT_MIN_MAX(T)                                                                            \
     T vkc_min(T a, T b) { return min(a, b); }                                                       \
     T vkc_max(T a, T b) { return max(a, b); }
@@ -220,10 +230,6 @@ VKC_INT_MIN_MAX(uint64_t)
 #if VKC_SUBGROUP_ARITHMETIC
 // Subgroup min and max: floats through their ordered bits, double as a 64-bit integer (its subgroup
 // modules need shaderInt64 and subgroup extended types for that).
-int64_t vkc_ordered(double x) {
-    int64_t b = doubleBitsToInt64(x);
-    return b ^ ((b >> 63) & 0x7fffffffffffffffl);
-}
 double vkc_from_ordered(double t, int64_t o) { return int64BitsToDouble(o ^ ((o >> 63) & 0x7fffffffffffffffl)); }
 #define VKC_SUBGROUP_FLOAT_MIN_MAX(T)                                                                 \
     T vkc_subgroup_min(T x) { return vkc_from_ordered(x, subgroupMin(vkc_ordered(x))); }             \
