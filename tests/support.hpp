@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include <limits>
-
+#include <string>
 #include <vector>
 
 #include "verify/verify.hpp"
@@ -52,6 +52,17 @@ void expect_pass(const verify::DeviceCase& c);
 
 // Runs `collective` for every type x op (when it has them) x the standard work-group shapes.
 void run_matrix(Collective collective, bool per_type, bool per_op);
+
+// Runs f and returns the message of the vkc::Error it throws ("" when it throws none).
+template <class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
 
 // Runs `collective` for the types and ops past OpenCL C's, at reduced_shapes().
 void run_extended_matrix(Collective collective);

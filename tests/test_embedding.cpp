@@ -16,15 +16,7 @@
 using namespace vkc;
 
 namespace {
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::error_of;
 bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 } // namespace
 

@@ -5,18 +5,7 @@
 
 using namespace vkc;
 
-namespace {
-// Runs f and returns the message of the vkc::Error it throws ("" when it throws none).
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-} // namespace
+using test::error_of;
 
 TEST_CASE("errors: work-group sizes of 0 and past the device limits") {
     auto& ctx = test::context();
