@@ -57,6 +57,7 @@ struct DeviceFeatureChain {
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     std::vector<const char*> extensions; // device extensions these structs need on a Vulkan 1.1 device
+    bool memory_budget = false;          // VK_EXT_memory_budget is among them
 
     // Builds the chain from what the device knows about, so no struct it cannot parse is passed.
     DeviceFeatureChain(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t api_version) {
@@ -78,6 +79,11 @@ struct DeviceFeatureChain {
             *tail = &storage8;
             tail = &storage8.pNext;
             if (!v12) extensions.push_back(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+        }
+        // Buffers are checked against the heap's budget where the device can tell it.
+        if (has_extension(exts, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME)) {
+            extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+            memory_budget = true;
         }
         if (pipeline_statistics_asked() && has_extension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
             *tail = &executable_info;
@@ -115,6 +121,9 @@ DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t inde
         *tail = &driver;
         tail = &driver.pNext;
     }
+    VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+    *tail = &maintenance3; // core in Vulkan 1.1
+    tail = &maintenance3.pNext;
     VkPhysicalDeviceFloatControlsProperties float_controls{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
     bool has_float_controls = v12 || has_extension(exts, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME);
     if (has_float_controls) {
@@ -136,6 +145,7 @@ DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t inde
         info.max_workgroup_count[i] = base.limits.maxComputeWorkGroupCount[i];
     }
     info.max_shared_memory = base.limits.maxComputeSharedMemorySize;
+    info.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
     info.float_controls_known = has_float_controls;
     info.denorm_preserve[0] = float_controls.shaderDenormPreserveFloat16;
     info.denorm_preserve[1] = float_controls.shaderDenormPreserveFloat32;
@@ -548,6 +558,7 @@ void Context::Impl::create_device() {
     chain.float16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, chain.float16.pNext,
                      chain.float16.shaderFloat16, chain.float16.shaderInt8};
     statistics = chain.executable_info.pipelineExecutableInfo == VK_TRUE;
+    memory_budget = chain.memory_budget;
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -648,6 +659,10 @@ uint32_t Context::Impl::memory_type(uint32_t allowed, VkMemoryPropertyFlags want
 
 Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback) {
     if (bytes == 0) throw Error("buffer size 0: a buffer needs at least one byte");
+    if (info.max_memory_allocation_size && bytes > info.max_memory_allocation_size) {
+        throw Error("a buffer of " + std::to_string(bytes) + " bytes exceeds the device limit maxMemoryAllocationSize = " +
+                    std::to_string(info.max_memory_allocation_size));
+    }
     Buffer b;
     b.owner_ = core;
     b.size_ = bytes;
@@ -662,6 +677,7 @@ Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferre
     uint32_t type = memory_type(req.memoryTypeBits, preferred);
     if (type == UINT32_MAX) type = memory_type(req.memoryTypeBits, fallback);
     if (type == UINT32_MAX) throw Error("no memory type fits a buffer of " + std::to_string(bytes) + " bytes");
+    check_budget(type, req.size);
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = type;
@@ -677,6 +693,21 @@ Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferre
         check(vk.vkMapMemory(device, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_), "vkMapMemory");
     }
     return b;
+}
+
+void Context::Impl::check_budget(uint32_t type, uint64_t bytes) const {
+    if (!memory_budget) return;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+    properties.pNext = &budget;
+    vki.vkGetPhysicalDeviceMemoryProperties2(physical, &properties);
+    uint32_t heap = memory.memoryTypes[type].heapIndex;
+    uint64_t total = budget.heapBudget[heap], used = std::min(budget.heapUsage[heap], total);
+    if (total && bytes > total - used) {
+        throw Error("a buffer of " + std::to_string(bytes) + " bytes exceeds the memory budget of heap " +
+                    std::to_string(heap) + ": " + std::to_string(total - used) + " of " + std::to_string(total) +
+                    " bytes are free (VK_EXT_memory_budget)");
+    }
 }
 
 void Context::Impl::begin() {

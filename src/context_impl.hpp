@@ -96,6 +96,7 @@ struct Context::Impl {
     double timestamp_period_ns = 0; // 0: the queue has no timestamps
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
     bool statistics = false; // VKC_PIPELINE_STATS=1 and the driver can tell
+    bool memory_budget = false; // VK_EXT_memory_budget enabled on a device of ours
     Buffer scratch; // device-wide scan and reduce on the Context's own buffers
 
     bool adopted = false; // the device and instance are the engine's (ContextOptions::adopt)
@@ -113,6 +114,8 @@ struct Context::Impl {
     void destroy();
     uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid = 0) const;
     Buffer make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback);
+    // Throws Error where `bytes` more of the memory type's heap would pass its budget.
+    void check_budget(uint32_t type, uint64_t bytes) const;
     void begin();
     void submit_and_wait();
     void timed(const std::function<void()>& record);

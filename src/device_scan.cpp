@@ -535,12 +535,13 @@ void Context::check_buffers(const char* what, const Buffer& input, uint64_t inpu
     impl_->check_buffer(input, "the input");
     impl_->check_buffer(output, "the output");
     if (input.size() < input_bytes) {
-        throw Error(std::string(what) + ": the input Buffer holds " + std::to_string(input.size()) + " bytes, " +
+        throw Error(std::string(what) + ": the input range holds " + std::to_string(input.size()) + " bytes; " +
                     std::to_string(input_bytes) + " are needed");
     }
     if (output.size() < output_bytes) {
-        throw Error(std::string(what) + ": the output Buffer holds " + std::to_string(output.size()) + " bytes, " +
-                    std::to_string(output_bytes) + " are needed");
+        throw Error(std::string(what) + ": the " + (output_bytes == input_bytes ? "output" : "result") +
+                    " range holds " + std::to_string(output.size()) + " bytes; " + std::to_string(output_bytes) +
+                    " are needed");
     }
 }
 

@@ -189,3 +189,12 @@ TEST_CASE("embedding: allocation callbacks reach the Vulkan objects the Context 
     CHECK(total_allocations > 0);
     CHECK(live_allocations == 0); // every allocation made through the callbacks was freed through them
 }
+
+TEST_CASE("embedding: buffers past maxMemoryAllocationSize are refused before allocating") {
+    auto& ctx = test::context();
+    uint64_t most = ctx.device().max_memory_allocation_size;
+    REQUIRE(most > 0);
+    std::string message = error_of([&] { (void)ctx.create_buffer(most + 4096); });
+    CHECK(has(message, "maxMemoryAllocationSize"));
+    CHECK(ctx.create_buffer(4096).size() == 4096); // the Context goes on
+}

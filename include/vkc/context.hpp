@@ -50,6 +50,7 @@ struct DeviceInfo {
     uint32_t max_shared_memory = 0;     // bytes
     uint64_t max_storage_buffer_range = 0;
     uint64_t min_storage_buffer_offset_alignment = 0;
+    uint64_t max_memory_allocation_size = 0; // maxMemoryAllocationSize: the largest Buffer
     // Float controls (VkPhysicalDeviceFloatControlsProperties) for 16-, 32- and 64-bit floats: whether a
     // module may ask the device to preserve denormals, or to flush them. Neither says what the device
     // does by default: NVIDIA flushes float32 denormals in add and mul (min and max keep them on every
