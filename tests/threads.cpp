@@ -1,6 +1,8 @@
 // vkc_threads: Contexts of mixed options (validation on and off, the shared-memory path, their own
 // pipeline caches) made, used and destroyed on several threads at once, each checking its results.
 // Built with ThreadSanitizer (CTest sanitizers.thread): a data race in the library fails it.
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdio>
 #include <string>
@@ -10,6 +12,13 @@
 #include <vkc/vkc.hpp>
 
 int main(int argc, char** argv) {
+#if defined(__SANITIZE_THREAD__)
+    // Keep the loader, lavapipe and the validation layer mapped after they are closed: ThreadSanitizer's
+    // library suppressions (tests/sanitizers/tsan.supp) end the run when a named library unloads.
+    dlopen("libvulkan.so.1", RTLD_NOW | RTLD_NODELETE);
+    dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
+    dlopen("libVkLayer_khronos_validation.so", RTLD_NOW | RTLD_NODELETE);
+#endif
     const std::string device = argc > 1 ? argv[1] : "";
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;
