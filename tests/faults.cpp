@@ -3,8 +3,8 @@
 // vkc::Error naming the failure (and, where the Context was already made, a Context that still scans
 // correctly) or with a correct result; until an n that no allocation reaches. Children run apart so
 // that a driver which crashes on its own failed allocation cannot take the test with it: such a crash
-// is counted and reported as the driver's only where the faulting instruction is inside the driver
-// (Mesa 22.3's lavapipe, in vkCreatePipelineLayout), and fails the test anywhere else.
+// is counted and reported as the driver's only where the blamed frame is inside Mesa's Vulkan driver
+// stack (lavapipe, or its implicit device-select layer), and fails the test anywhere else.
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
@@ -216,8 +216,9 @@ int main(int argc, char** argv) {
         } else if (code == error_before_context || code == error_context_works) {
             ++errors;
             if (code == error_context_works) ++survived;
-        } else if (code == 99 && got > 0 && std::strstr(where, "libvulkan_lvp")) {
-            driver_crashes.push_back("n=" + std::to_string(n));
+        } else if (code == 99 && got > 0 && (std::strstr(where, "libvulkan_lvp") || std::strstr(where, "libVkLayer_MESA"))) {
+            // Mesa's (mesa-vulkan-drivers): lavapipe, or its implicit device-select layer
+            driver_crashes.push_back("n=" + std::to_string(n) + (std::strstr(where, "MESA") ? " device-select layer" : ""));
         } else {
             ++bad;
             std::printf("FAIL n=%lld: exit %d%s%s\n", (long long)n, code, got > 0 ? ", crashed in " : "", got > 0 ? where : "");
