@@ -956,15 +956,21 @@ void Context::Impl::create_pipeline_cache() {
     own_pipeline_cache = true;
 }
 
-std::vector<uint8_t> Context::pipeline_cache_data() const {
-    const Impl& i = *impl_;
+namespace {
+// vkGetPipelineCacheData's two calls: the size, then the bytes.
+std::vector<uint8_t> read_pipeline_cache(const DeviceTable& vk, VkDevice device, VkPipelineCache cache) {
     size_t size = 0;
-    check(i.vk.vkGetPipelineCacheData(i.device, i.pipeline_cache, &size, nullptr), "vkGetPipelineCacheData");
+    check(vk.vkGetPipelineCacheData(device, cache, &size, nullptr), "vkGetPipelineCacheData");
     std::vector<uint8_t> data(size);
-    VkResult r = i.vk.vkGetPipelineCacheData(i.device, i.pipeline_cache, &size, data.data());
+    VkResult r = vk.vkGetPipelineCacheData(device, cache, &size, data.data());
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) check(r, "vkGetPipelineCacheData");
     data.resize(size);
     return data;
+}
+} // namespace
+
+std::vector<uint8_t> Context::pipeline_cache_data() const {
+    return read_pipeline_cache(impl_->vk, impl_->device, impl_->pipeline_cache);
 }
 
 VkPipelineCache Context::vk_pipeline_cache() const { return impl_->pipeline_cache; }
@@ -974,14 +980,12 @@ void Context::Impl::save_pipeline_cache() const {
     std::string file = pipeline_cache_file(options);
     if (file.empty()) return;
     try {
-        size_t size = 0;
-        if (vk.vkGetPipelineCacheData(device, pipeline_cache, &size, nullptr) != VK_SUCCESS || size == 0) return;
-        std::vector<uint8_t> data(size);
-        if (vk.vkGetPipelineCacheData(device, pipeline_cache, &size, data.data()) != VK_SUCCESS) return;
+        std::vector<uint8_t> data = read_pipeline_cache(vk, device, pipeline_cache);
+        if (data.empty()) return;
         std::string tmp = file + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(this));
         {
             std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(size))) return;
+            if (!out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()))) return;
         }
         std::rename(tmp.c_str(), file.c_str());
     } catch (...) {

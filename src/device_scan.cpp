@@ -290,6 +290,13 @@ uint64_t items_bytes(uint64_t count, Type type, const char* what) {
     }
     return count * size;
 }
+
+void require_op(const char* what, Type type, Op op) {
+    if (!has_op(type, op)) {
+        throw Error(std::string(what) + ": " + std::string(name(op)) + " is not defined on " +
+                    std::string(name(type)) + " items");
+    }
+}
 } // namespace
 
 uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
@@ -328,10 +335,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     const DeviceInfo& dev = impl_->info;
     const char* what = reduce ? "reduce" : "scan";
     items_bytes(count, type, what);
-    if (!has_op(type, op)) {
-        throw Error(std::string(what) + ": " + std::string(name(op)) + " is not defined on " +
-                    std::string(name(type)) + " items");
-    }
+    require_op(what, type, op);
     const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
     ScanTile tile = reduce ? reduce_tile(*this, type, o) : scan_tile(type, o, count);
     if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
@@ -576,9 +580,7 @@ void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint
 // before, and come down.
 void Context::scan_host(const void* items, void* out, uint64_t count, Type type, Op op, const ScanOptions& o) {
     items_bytes(count, type, "scan");
-    if (!has_op(type, op)) {
-        throw Error("scan: " + std::string(name(op)) + " is not defined on " + std::string(name(type)) + " items");
-    }
+    require_op("scan", type, op);
     if (count == 0) return;
     uint64_t bytes = size_of(type);
     ScanTile tile = scan_tile(type, o);
@@ -601,9 +603,7 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
 void Context::reduce_host(const void* items, void* result, uint64_t count, Type type, Op op,
                           const ScanOptions& o) {
     items_bytes(count, type, "reduce");
-    if (!has_op(type, op)) {
-        throw Error("reduce: " + std::string(name(op)) + " is not defined on " + std::string(name(type)) + " items");
-    }
+    require_op("reduce", type, op);
     uint64_t bytes = size_of(type);
     ScanTile tile = reduce_tile(*this, type, o);
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
