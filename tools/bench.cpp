@@ -445,45 +445,6 @@ int bench_scan(const ScanBenchOptions& o) {
     return failures ? 1 : 0;
 }
 
-// ---- vkc bench first-call: what a new process waits for ---------------------------------------------
-
-// A new process's first scan: Context creation, then the first u32 inclusive sum of 2^20 items on the
-// Context's buffers (pipelines created then, through the pipeline cache when VKC_PIPELINE_CACHE names
-// a file: run it twice to see the cold and the warm figure), then a second call of the same.
-int bench_first_call(const std::string& device) {
-    using clock = std::chrono::steady_clock;
-    auto ms = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    auto t0 = clock::now();
-    ContextOptions options;
-    options.device = device;
-    Context ctx(options);
-    auto t1 = clock::now();
-    const uint64_t n = uint64_t(1) << 20;
-    std::vector<uint32_t> data(n);
-    for (uint64_t i = 0; i < n; ++i) data[i] = hash(uint32_t(i));
-    Buffer buffer = ctx.create_buffer(n * 4), out = ctx.create_buffer(n * 4);
-    ctx.upload(buffer, data.data(), n * 4);
-    auto t2 = clock::now();
-    ctx.scan(buffer, out, Type::u32, Op::add, n);
-    auto t3 = clock::now();
-    ctx.scan(buffer, out, Type::u32, Op::add, n);
-    auto t4 = clock::now();
-    uint32_t last = 0, want = 0;
-    for (uint32_t v : data) want += v;
-    ctx.download(out, &last, 4, (n - 1) * 4);
-    const char* cache = std::getenv("VKC_PIPELINE_CACHE");
-    std::printf("# vkc bench first-call: %s (%s), %s; pipeline cache %s\n", ctx.device().name.c_str(),
-                ctx.device().driver.c_str(), today().c_str(), cache && *cache ? cache : "(none: VKC_PIPELINE_CACHE unset)");
-    std::printf("context %.1f ms; first scan of 2^20 u32 %.1f ms (pipelines included); second %.2f ms; "
-                "context to first result %.1f ms\n",
-                ms(t0, t1), ms(t2, t3), ms(t3, t4), ms(t0, t1) + ms(t2, t3));
-    if (last != want) {
-        std::printf("FAIL: the last sum is %u, expected %u\n", last, want);
-        return 1;
-    }
-    return 0;
-}
-
 } // namespace
 
 const char* bench_usage =
@@ -499,12 +460,23 @@ const char* bench_usage =
     "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n"
     "    --chunk-tiles N (tiles a look-back work-group takes)  --prefetch 0|1 (while looking back)\n"
     "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n"
-    "  bench first-call [--device X] a new process's wait for its first scan: Context creation, the first\n"
-    "                              u32 scan of 2^20 items (pipelines included), with VKC_PIPELINE_CACHE if set\n";
+    "  bench first-call [--device X] [--engine]  a new process's wait for its first scan: Context creation,\n"
+    "                              the first u32 scan of 2^20 items (pipelines included), with\n"
+    "                              VKC_PIPELINE_CACHE if set; --engine: on a device the process made itself\n";
 
 int bench(int argc, char** argv) {
     if (argc >= 1 && std::strcmp(argv[0], "first-call") == 0) {
-        return bench_first_call(argc >= 3 && std::strcmp(argv[1], "--device") == 0 ? argv[2] : "");
+        std::string device;
+        bool engine = false;
+        for (int i = 1; i < argc; ++i) {
+            if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+            else if (std::strcmp(argv[i], "--engine") == 0) engine = true;
+            else {
+                std::fprintf(stderr, "vkc bench first-call: unknown option '%s'\n", argv[i]);
+                return 2;
+            }
+        }
+        return bench_first_call(device, engine);
     }
     if (argc >= 1 && std::strcmp(argv[0], "scan") == 0) {
         ScanBenchOptions o;

@@ -1,0 +1,149 @@
+// vkc bench first-call: what a new process waits for before its first scan. Two ways in:
+//   own device: Context creation (instance and device included), then the first scan;
+//   --engine:   the process makes its instance and device through the loader first, as an engine
+//               does, and the Context adopts them: the library's share apart from the driver's.
+// The first scan creates its pipelines, through the pipeline cache file of VKC_PIPELINE_CACHE when
+// set: run it twice to see the cold and the warm figure.
+#include "bench.hpp"
+
+#include <vulkan/vulkan.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vkc/vkc.hpp"
+
+namespace vkc::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+void vk_check(VkResult r, const char* call) {
+    if (r != VK_SUCCESS) throw std::runtime_error(std::string(call) + " failed: VkResult " + std::to_string(r));
+}
+
+// An engine's instance and device, made through the loader with every Vulkan 1.1/1.2 feature the
+// device offers enabled.
+struct EngineDevice {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    uint32_t family = 0;
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &v12};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v11};
+    double instance_ms = 0, device_ms = 0;
+
+    explicit EngineDevice(const std::string& want) {
+        auto t0 = Clock::now();
+        VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+        app.apiVersion = VK_API_VERSION_1_2;
+        VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        ici.pApplicationInfo = &app;
+        vk_check(vkCreateInstance(&ici, nullptr, &instance), "vkCreateInstance");
+        auto t1 = Clock::now();
+        uint32_t n = 0;
+        vkEnumeratePhysicalDevices(instance, &n, nullptr);
+        std::vector<VkPhysicalDevice> devices(n);
+        vkEnumeratePhysicalDevices(instance, &n, devices.data());
+        for (VkPhysicalDevice d : devices) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(d, &p);
+            bool named = !want.empty() && std::string(p.deviceName).find(want) != std::string::npos;
+            bool discrete = want.empty() && p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+            if (named || discrete || (want.empty() && !physical)) physical = d;
+            if (named || discrete) break;
+        }
+        if (!physical) throw std::runtime_error("no Vulkan device matches '" + want + "'");
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(physical, &p);
+        if (p.apiVersion < VK_API_VERSION_1_2) v11.pNext = nullptr; // no Vulkan 1.2 feature struct
+        vkGetPhysicalDeviceFeatures2(physical, &features);
+        uint32_t families = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+        std::vector<VkQueueFamilyProperties> props(families);
+        vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
+        while (family < families && !(props[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+        if (family == families) throw std::runtime_error("the device has no compute queue");
+        float priority = 1.0f;
+        VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+        qci.queueFamilyIndex = family;
+        qci.queueCount = 1;
+        qci.pQueuePriorities = &priority;
+        VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
+        dci.queueCreateInfoCount = 1;
+        dci.pQueueCreateInfos = &qci;
+        vk_check(vkCreateDevice(physical, &dci, nullptr, &device), "vkCreateDevice");
+        vkGetDeviceQueue(device, family, 0, &queue);
+        auto t2 = Clock::now();
+        instance_ms = ms(t0, t1);
+        device_ms = ms(t1, t2);
+    }
+    ~EngineDevice() {
+        if (device) vkDestroyDevice(device, nullptr);
+        if (instance) vkDestroyInstance(instance, nullptr);
+    }
+    AdoptedDevice adopted() const { return {instance, physical, device, family, queue, &features}; }
+};
+
+std::string today() {
+    std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+    return date;
+}
+
+uint32_t item(uint32_t i) { return i * 2654435761u ^ (i >> 7); } // non-zero data
+
+} // namespace
+
+int bench_first_call(const std::string& device, bool engine) {
+    std::optional<EngineDevice> own;
+    if (engine) own.emplace(device);
+    auto t0 = Clock::now();
+    ContextOptions options;
+    options.device = device;
+    if (own) options.adopt = own->adopted();
+    std::optional<Context> context;
+    context.emplace(options);
+    Context& ctx = *context;
+    auto t1 = Clock::now();
+    const uint64_t n = uint64_t(1) << 20;
+    std::vector<uint32_t> data(n);
+    uint32_t want = 0;
+    for (uint64_t i = 0; i < n; ++i) want += data[i] = item(uint32_t(i));
+    Buffer buffer = ctx.create_buffer(n * 4), out = ctx.create_buffer(n * 4);
+    ctx.upload(buffer, data.data(), n * 4);
+    auto t2 = Clock::now();
+    ctx.scan(buffer, out, Type::u32, Op::add, n);
+    auto t3 = Clock::now();
+    ctx.scan(buffer, out, Type::u32, Op::add, n);
+    auto t4 = Clock::now();
+    uint32_t last = 0;
+    ctx.download(out, &last, 4, (n - 1) * 4);
+    const char* cache = std::getenv("VKC_PIPELINE_CACHE");
+    std::printf("# vkc bench first-call%s: %s (%s), %s; pipeline cache %s\n", engine ? " --engine" : "",
+                ctx.device().name.c_str(), ctx.device().driver.c_str(), today().c_str(),
+                cache && *cache ? cache : "(none: VKC_PIPELINE_CACHE unset)");
+    if (own) {
+        std::printf("engine's instance %.1f ms and device %.1f ms (the driver's); ", own->instance_ms, own->device_ms);
+    }
+    std::printf("context %.1f ms; first scan of 2^20 u32 %.1f ms (pipelines included); second %.2f ms; "
+                "context to first result %.1f ms\n",
+                ms(t0, t1), ms(t2, t3), ms(t3, t4), ms(t0, t1) + ms(t2, t3));
+    if (last != want) {
+        std::printf("FAIL: the last sum is %u, expected %u\n", last, want);
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace vkc::tool
