@@ -19,6 +19,23 @@
 #include "vkc/vkc.hpp"
 
 namespace vkc::tool {
+
+uint32_t hash(uint32_t x) { // non-zero-ish data: never time on zeros
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+std::string today() { // for the results' headers
+    std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+    return date;
+}
+
 namespace {
 
 struct Options {
@@ -71,27 +88,12 @@ std::map<uint32_t, double> read_cub(const std::string& path) {
     return gbps;
 }
 
-uint32_t hash(uint32_t x) { // non-zero-ish data: never time on zeros
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 ContextOptions timed_context(const std::string& device) {
     ContextOptions co;
     co.device = device;
     return co;
 }
 
-std::string today() { // for the results' headers
-    std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
-    return date;
-}
 
 int bench_block(const Options& o) {
     Context ctx(timed_context(o.device));

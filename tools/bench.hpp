@@ -1,11 +1,14 @@
 // vkc bench: throughput of our kernels against a compute-shader copy and CUB.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace vkc::tool {
 extern const char* bench_usage;
 int bench(int argc, char** argv); // arguments after "bench"
+uint32_t hash(uint32_t x);        // item data: non-zero-ish, so that no bench times zeros
+std::string today();              // UTC date, for the results' headers
 // A new process's first scan (tools/first_call.cpp): on a Context's own device, or with `engine` on a
 // device the process made itself through the loader, as an engine does.
 int bench_first_call(const std::string& device, bool engine);
