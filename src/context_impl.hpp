@@ -1,5 +1,5 @@
-// The Context's insides, shared by the runtime's sources (context.cpp: device, buffers, pipelines;
-// device_scan.cpp: device-wide scan and reduce). Not installed.
+// The Context's insides, shared by the runtime's sources: device/ (instance, device, memory),
+// pipeline/, submit/, collectives/ and device_scan. Not installed.
 #pragma once
 
 #include <functional>
@@ -22,6 +22,9 @@ inline void check(VkResult result, const char* what) {
                     std::to_string(int(result)) + ")");
     }
 }
+
+// Throws Error naming `what` where [offset, offset + bytes) does not lie within the Buffer.
+void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what);
 
 // Items a kernel moves in one vector load (ITEM_VEC_WIDTH, cmake/VkcShaders.cmake): 16 bytes of 32- and
 // 64-bit items, 8 of 16-bit, 4 of 8-bit; the uvec2 custom operators' items load as they are.
@@ -63,6 +66,8 @@ struct DeviceCore {
 };
 
 struct Context::Impl {
+    explicit Impl(Context& owner) : context(owner) {}
+    Context& context; // the public face, for the operations that build on it (Contexts do not move)
     ContextOptions options;
     std::shared_ptr<DeviceCore> core;
     // Copies of core's handles and tables, for brevity: they never change once the device is made.
@@ -125,6 +130,40 @@ struct Context::Impl {
     // module_spec_block_flags); modules that declare none ignore it.
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged,
                         uint32_t kernel_constant = 0);
+
+    // One dispatch of a work-group or block module on the Context's command buffer.
+    struct Dispatch {
+        const ModuleInfo* module;
+        WorkgroupShape shape;
+        bool packed;                // subgroups packed in local-index order at this shape
+        uint32_t items;             // items per invocation (block modules)
+        bool staged;                // block modules: tiles go through shared memory
+        const void* push_constants; // module_push_constant_bytes
+        const Buffer* input;
+        Buffer* output;
+        Buffer* record;             // binding 2, or null
+        uint64_t bytes, record_bytes;
+        uint32_t grid_x, grid_y;
+        uint32_t kernel_constant = 0; // block modules: their flags (module_spec_block_flags)
+    };
+    void dispatch(const Dispatch&);
+    // Throws Error where the shape is empty or past the device's work-group limits.
+    void check_shape(const WorkgroupShape&) const;
+    // Checks a request's count, buffers and shape against the module and the device; returns the
+    // bytes of items.
+    uint64_t check_module_use(const ModuleInfo&, const WorkgroupShape&, uint64_t count, const Buffer& input,
+                              const Buffer& output) const;
+    // A grid of `groups` work-groups within maxComputeWorkGroupCount (x, then y).
+    void grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const;
+
+    // Device-wide scan and reduce (device_scan.cpp). One builder for both; carry_in/carry_slot: a
+    // running total comes in from an earlier plan on the same scratch (streamed host arrays).
+    ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
+                       const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot);
+    void run_plan(const ScanPlan&);
+    Buffer& scratch_for(uint64_t bytes);
+    void check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
+                       uint64_t output_bytes) const;
 };
 
 } // namespace vkc

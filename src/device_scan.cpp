@@ -319,34 +319,34 @@ bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint
 
 ScanPlan Context::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
                             const BufferRange& scratch, const ScanOptions& o) {
-    return make_plan(false, type, op, count, input, output, scratch, o, false, 0);
+    return impl_->make_plan(false, type, op, count, input, output, scratch, o, false, 0);
 }
 
 ScanPlan Context::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
                               const BufferRange& scratch, const ScanOptions& o) {
-    return make_plan(true, type, op, count, input, result, scratch, o, false, 0);
+    return impl_->make_plan(true, type, op, count, input, result, scratch, o, false, 0);
 }
 
 // One builder for scan and reduce. carry_in/carry_slot: a running total comes in from an earlier
 // plan on the same scratch (streamed host arrays), in that slot.
-ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
+ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
                             const BufferRange& out, const BufferRange& scratch, const ScanOptions& o, bool carry_in,
                             uint32_t carry_slot) {
-    const DeviceInfo& dev = impl_->info;
+    const DeviceInfo& dev = info;
     const char* what = reduce ? "reduce" : "scan";
     items_bytes(count, type, what);
     require_op(what, type, op);
-    const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
-    ScanTile tile = reduce ? reduce_tile(*this, type, o) : scan_tile(type, o, count);
-    if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
-        m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
+    const ModuleInfo* m = &context.select_module(Collective::device_scan, type, op, o.algorithm);
+    ScanTile tile = reduce ? reduce_tile(context, type, o) : context.scan_tile(type, o, count);
+    if (m->path == Path::subgroup && !context.subgroups_packed({tile.workgroup_size})) {
+        m = &context.select_module(Collective::device_scan, type, op, Path::shared_memory);
     }
     check_shape({tile.workgroup_size});
     uint64_t bytes = size_of(type);
     Layout l = make_layout(dev, tile, type, count, o, reduce);
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
-    uint64_t scratch_need = reduce ? reduce_scratch_bytes(type, count, o) : scan_scratch_bytes(type, count, o);
+    uint64_t scratch_need = reduce ? context.reduce_scratch_bytes(type, count, o) : context.scan_scratch_bytes(type, count, o);
     uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
         if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
@@ -376,8 +376,8 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     ScanPlan plan;
     plan.state_ = std::make_unique<ScanPlan::State>();
     ScanPlan::State& st = *plan.state_;
-    st.core = impl_->core;
-    st.layout = impl_->pipeline_layout;
+    st.core = core;
+    st.layout = pipeline_layout;
     st.count = count;
     st.carry_slot_after = carry_slot;
     // A reduce of nothing still runs one empty chunk, which writes the identity (or the carry).
@@ -388,21 +388,21 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
     uint32_t path = reduce || o.reproducible             ? device_scan_path_chunk_passes
                     : tile.look_back_chunk_tiles > 1 ? device_scan_path_look_back_chunked
                                                      : device_scan_path_look_back;
-    st.pipeline = impl_->pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
+    st.pipeline = pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = uint32_t(segments);
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
-    check(impl_->vk.vkCreateDescriptorPool(impl_->device, &dp, impl_->allocator, &st.pool), "vkCreateDescriptorPool");
-    std::vector<VkDescriptorSetLayout> layouts(segments, impl_->set_layout);
+    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &st.pool), "vkCreateDescriptorPool");
+    std::vector<VkDescriptorSetLayout> layouts(segments, set_layout);
     st.sets.resize(segments);
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     a.descriptorPool = st.pool;
     a.descriptorSetCount = uint32_t(segments);
     a.pSetLayouts = layouts.data();
-    check(impl_->vk.vkAllocateDescriptorSets(impl_->device, &a, st.sets.data()), "vkAllocateDescriptorSets");
+    check(vk.vkAllocateDescriptorSets(device, &a, st.sets.data()), "vkAllocateDescriptorSets");
 
     // The state binds the caller's whole scratch range, not only what this plan needs: a look-back
     // dispatch zeroes what the one before it posted, which a larger plan may have posted further on.
@@ -441,7 +441,7 @@ ScanPlan Context::make_plan(bool reduce, Type type, Op op, uint64_t count, const
             writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             writes[i].pBufferInfo = &infos[i];
         }
-        impl_->vk.vkUpdateDescriptorSets(impl_->device, 3, writes, 0, nullptr);
+        vk.vkUpdateDescriptorSets(device, 3, writes, 0, nullptr);
 
         DeviceScanParams p{};
         p.count = uint32_t(items);
@@ -507,37 +507,36 @@ namespace {
 BufferRange whole(const Buffer& b) { return {b.handle(), 0, b.size()}; }
 } // namespace
 
-void Context::run_plan(const ScanPlan& plan) {
-    auto& vk = impl_->vk;
-    impl_->begin();
+void Context::Impl::run_plan(const ScanPlan& plan) {
+    begin();
     VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     before.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
     before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    vk.vkCmdPipelineBarrier(impl_->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
                             nullptr, 0, nullptr);
-    impl_->timed([&] { plan.record(impl_->cmd); });
-    impl_->finish_timed();
+    timed([&] { plan.record(cmd); });
+    finish_timed();
 }
 
 // The Context's own scratch, zeroed when it is made and kept zeroed by every plan on it
 // (ScanOptions::scratch_zeroed), so its scans and reduces record no fill.
-Buffer& Context::scratch_for(uint64_t bytes) {
-    if (impl_->scratch.size() < bytes) {
-        impl_->scratch = Buffer();
-        Buffer fresh = create_buffer(std::max<uint64_t>(bytes, 4096));
+Buffer& Context::Impl::scratch_for(uint64_t bytes) {
+    if (scratch.size() < bytes) {
+        scratch = Buffer();
+        Buffer fresh = context.create_buffer(std::max<uint64_t>(bytes, 4096));
         std::vector<uint8_t> zeros(fresh.size());
-        upload(fresh, zeros.data(), zeros.size());
-        impl_->scratch = std::move(fresh);
+        context.upload(fresh, zeros.data(), zeros.size());
+        scratch = std::move(fresh);
     }
-    return impl_->scratch;
+    return scratch;
 }
 
 // Checks before the Context's own scratch grows for the call.
-void Context::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
+void Context::Impl::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
                             uint64_t output_bytes) const {
-    impl_->check_buffer(input, "the input");
-    impl_->check_buffer(output, "the output");
+    check_buffer(input, "the input");
+    check_buffer(output, "the output");
     if (input.size() < input_bytes) {
         throw Error(std::string(what) + ": the input range holds " + std::to_string(input.size()) + " bytes; " +
                     std::to_string(input_bytes) + " are needed");
@@ -551,12 +550,12 @@ void Context::check_buffers(const char* what, const Buffer& input, uint64_t inpu
 
 void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
     uint64_t bytes = items_bytes(count, type, "scan");
-    check_buffers("scan", input, bytes, output, bytes);
+    impl_->check_buffers("scan", input, bytes, output, bytes);
     if (count == 0) return;
-    Buffer& scratch = scratch_for(scan_scratch_bytes(type, count, o));
+    Buffer& scratch = impl_->scratch_for(scan_scratch_bytes(type, count, o));
     ScanPlan plan =
-        make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), on_own_scratch(o), false, 0);
-    run_plan(plan);
+        impl_->make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), on_own_scratch(o), false, 0);
+    impl_->run_plan(plan);
     // The counters cover one dispatch: segmented scans zero them per segment, so print single ones only.
     if (lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
         uint32_t header[state_header_words];
@@ -570,10 +569,10 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
 }
 
 void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {
-    check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
-    Buffer& scratch = scratch_for(reduce_scratch_bytes(type, count, o));
+    impl_->check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
+    Buffer& scratch = impl_->scratch_for(reduce_scratch_bytes(type, count, o));
     BufferRange in = count ? whole(input) : BufferRange{};
-    run_plan(make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
+    impl_->run_plan(impl_->make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
 }
 
 // Host arrays: chunks of stream_bytes go up, are scanned in place with the carry of the chunks
@@ -587,14 +586,14 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::min(round_up(chunk, tile.items()), count); // whole tiles, so every chunk is 16-byte aligned
     Buffer device = create_buffer(chunk * bytes);
-    Buffer& scratch = scratch_for(scan_scratch_bytes(type, chunk, o));
+    Buffer& scratch = impl_->scratch_for(scan_scratch_bytes(type, chunk, o));
     uint32_t slot = 0;
     for (uint64_t first = 0; first < count; first += chunk) {
         uint64_t n = std::min(chunk, count - first);
         upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
-        ScanPlan plan = make_plan(false, type, op, n, whole(device), whole(device), whole(scratch),
+        ScanPlan plan = impl_->make_plan(false, type, op, n, whole(device), whole(device), whole(scratch),
                                   on_own_scratch(o), first > 0, slot);
-        run_plan(plan);
+        impl_->run_plan(plan);
         slot = plan.state_->carry_slot_after;
         download(device, static_cast<char*>(out) + first * bytes, n * bytes);
     }
@@ -610,15 +609,15 @@ void Context::reduce_host(const void* items, void* result, uint64_t count, Type 
     chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
     Buffer device = create_buffer(chunk * bytes);
     Buffer total = create_buffer(bytes);
-    Buffer& scratch = scratch_for(reduce_scratch_bytes(type, chunk, o));
+    Buffer& scratch = impl_->scratch_for(reduce_scratch_bytes(type, chunk, o));
     uint32_t slot = 0;
     uint64_t first = 0;
     do {
         uint64_t n = std::min(chunk, count - first);
         if (n) upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
-        ScanPlan plan = make_plan(true, type, op, n, n ? whole(device) : BufferRange{}, whole(total), whole(scratch),
+        ScanPlan plan = impl_->make_plan(true, type, op, n, n ? whole(device) : BufferRange{}, whole(total), whole(scratch),
                                   on_own_scratch(o), first > 0, slot);
-        run_plan(plan);
+        impl_->run_plan(plan);
         slot = plan.state_->carry_slot_after;
         first += n;
     } while (first < count);

@@ -266,6 +266,8 @@ public:
         return result;
     }
     void scan_host(const void* items, void* out, uint64_t count, Type, Op, const ScanOptions&);
+    // run() on host items of item_bytes each (the size of request.type's host type; all/any: 4).
+    void run_host(WorkgroupRequest request, const void* items, void* out, uint64_t count, size_t item_bytes);
     void reduce_host(const void* items, void* result, uint64_t count, Type, Op, const ScanOptions&);
 
     // The Vulkan objects, for engines that record plans on this Context's device (an adopted
@@ -302,15 +304,9 @@ public:
     // Convenience: upload, run over every item, download. T is the host type of request.type
     // (vkc::half, int32_t, uint32_t, int64_t, uint64_t, float, double).
     template <class T>
-    std::vector<T> run(WorkgroupRequest request, std::span<const T> items) {
-        request.count = items.size();
-        check_host_items(request, sizeof(T));
-        uint64_t bytes = uint64_t(items.size()) * sizeof(T);
-        Buffer buffer = create_buffer(bytes);
-        upload(buffer, items.data(), bytes);
-        run(request, buffer, buffer);
+    std::vector<T> run(const WorkgroupRequest& request, std::span<const T> items) {
         std::vector<T> out(items.size());
-        download(buffer, out.data(), bytes);
+        run_host(request, items.data(), out.data(), items.size(), sizeof(T));
         return out;
     }
     template <class T>
@@ -318,35 +314,9 @@ public:
         return run(request, std::span<const T>(items));
     }
 
-    struct Impl;
+    struct Impl; // src/context_impl.hpp
 
 private:
-    struct Dispatch {
-        const ModuleInfo* module;
-        WorkgroupShape shape;
-        bool packed;                // subgroups packed in local-index order at this shape
-        uint32_t items;             // items per invocation (block modules)
-        bool staged;                // block modules: tiles go through shared memory
-        const void* push_constants; // module_push_constant_bytes
-        const Buffer* input;
-        Buffer* output;
-        Buffer* record;             // binding 2, or null
-        uint64_t bytes, record_bytes;
-        uint32_t grid_x, grid_y;
-        uint32_t kernel_constant = 0; // block modules: their flags (module_spec_block_flags)
-    };
-    void dispatch(const Dispatch&);
-    ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
-                       const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot);
-    void run_plan(const ScanPlan&);
-    Buffer& scratch_for(uint64_t bytes);
-    void check_shape(const WorkgroupShape&) const;
-    uint64_t check_module_use(const ModuleInfo&, const WorkgroupShape&, uint64_t count, const Buffer& input,
-                              const Buffer& output) const;
-    void grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const;
-    void check_host_items(const WorkgroupRequest&, size_t host_size) const;
-    void check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
-                       uint64_t output_bytes) const;
     std::unique_ptr<Impl> impl_;
 };
 

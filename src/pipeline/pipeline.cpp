@@ -1,0 +1,106 @@
+// Shader modules and compute pipelines, created on first use and specialised per work-group
+// shape and kernel constant, through the pipeline cache.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "context_impl.hpp"
+
+namespace vkc {
+
+VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
+                                   bool staged, uint32_t kernel_constant) {
+    auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged, kernel_constant);
+    auto it = pipelines.find(key);
+    if (it != pipelines.end()) return it->second;
+    VkShaderModule& module = shader_modules[&m];
+    if (!module) {
+        VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+        info.codeSize = m.code_bytes;
+        info.pCode = m.code;
+        // For kernel experiments: VKC_SPIRV_OVERRIDE=<module name>=<file.spv> runs that file instead.
+        std::vector<uint32_t> replacement;
+        if (const char* o = std::getenv("VKC_SPIRV_OVERRIDE")) {
+            std::string spec = o;
+            std::string prefix = std::string(m.name) + "=";
+            if (spec.rfind(prefix, 0) == 0) {
+                std::FILE* f = std::fopen(spec.c_str() + prefix.size(), "rb");
+                if (!f) throw Error("VKC_SPIRV_OVERRIDE: cannot open " + spec.substr(prefix.size()));
+                uint32_t word;
+                while (std::fread(&word, 4, 1, f) == 1) replacement.push_back(word);
+                std::fclose(f);
+                info.codeSize = replacement.size() * 4;
+                info.pCode = replacement.data();
+            }
+        }
+        check(vk.vkCreateShaderModule(device, &info, allocator, &module), "vkCreateShaderModule");
+    }
+    uint32_t stage_items = staged ? uint32_t(shape.size() * items) : 1u;
+    const uint32_t values[9] = {shape.x,      shape.y,
+                                shape.z,      packed ? VK_TRUE : VK_FALSE,
+                                items,        staged ? VK_TRUE : VK_FALSE,
+                                uint32_t(shape.size()), stage_items,
+                                kernel_constant};
+    VkSpecializationMapEntry entries[9];
+    for (uint32_t i = 0; i < 3; ++i) {
+        entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
+    }
+    entries[3] = {module_spec_subgroups_packed, 3 * sizeof(uint32_t), sizeof(VkBool32)};
+    entries[4] = {module_spec_items_per_invocation, 4 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[5] = {module_spec_staged, 5 * sizeof(uint32_t), sizeof(VkBool32)};
+    entries[6] = {module_spec_scratch_capacity, 6 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[7] = {module_spec_stage_items, 7 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[8] = {module_spec_device_scan_path, 8 * sizeof(uint32_t), sizeof(uint32_t)}; // = module_spec_block_flags
+    VkSpecializationInfo spec{9, entries, sizeof(values), values};
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = &spec;
+    info.layout = pipeline_layout;
+    if (statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    VkPipeline p = VK_NULL_HANDLE;
+    check(vk.vkCreateComputePipelines(device, pipeline_cache, 1, &info, allocator, &p), "vkCreateComputePipelines");
+    if (statistics) {
+        report_statistics(p, std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
+                                 (staged ? " staged" : "") +
+                                 (kernel_constant ? " constant 8 = " + std::to_string(kernel_constant) : ""));
+    }
+    pipelines[key] = p;
+    return p;
+}
+
+// VKC_PIPELINE_STATS=1: what the driver says of each pipeline it compiled (registers, shared memory,
+// spills on NVIDIA), on stderr. Occupancy is what limits latency-bound kernels such as the look-back
+// scan, and no other tool sees it for Vulkan compute.
+void Context::Impl::report_statistics(VkPipeline p, const std::string& what) {
+    VkPipelineInfoKHR pipeline_info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+    pipeline_info.pipeline = p;
+    uint32_t executables = 0;
+    if (vk.vkGetPipelineExecutablePropertiesKHR(device, &pipeline_info, &executables, nullptr) != VK_SUCCESS) return;
+    for (uint32_t e = 0; e < executables; ++e) {
+        VkPipelineExecutableInfoKHR exec{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+        exec.pipeline = p;
+        exec.executableIndex = e;
+        uint32_t n = 0;
+        vk.vkGetPipelineExecutableStatisticsKHR(device, &exec, &n, nullptr);
+        std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+        vk.vkGetPipelineExecutableStatisticsKHR(device, &exec, &n, stats.data());
+        std::string line = "pipeline " + what + ":";
+        for (const auto& s : stats) {
+            line += std::string(" ") + s.name + "=";
+            switch (s.format) {
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line += s.value.b32 ? "true" : "false"; break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line += std::to_string(s.value.i64); break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line += std::to_string(s.value.u64); break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: line += std::to_string(s.value.f64); break;
+            default: line += "?";
+            }
+        }
+        std::fprintf(stderr, "%s\n", line.c_str());
+    }
+}
+
+} // namespace vkc
