@@ -105,6 +105,9 @@ struct Context::Impl {
     Buffer scratch; // device-wide scan and reduce on the Context's own buffers
 
     bool adopted = false; // the device and instance are the engine's (ContextOptions::adopt)
+    // The Vulkan version the device is used at: the lower of the instance's and the device's; 0 where
+    // unknown (an adopted device: its instance's version is the engine's).
+    uint32_t api_version = 0;
     VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
     bool own_pipeline_cache = false; // created here (not ContextOptions::pipeline_cache)
 
@@ -126,6 +129,8 @@ struct Context::Impl {
     void timed(const std::function<void()>& record);
     void finish_timed();
     void report_statistics(VkPipeline p, const std::string& what);
+    // Whether float add and mul modules of this bit width are created with DenormPreserve.
+    bool keeps_denormals(uint32_t width) const;
     // kernel_constant: specialization constant 8, whose use is the kernel's (module_spec_device_scan_path,
     // module_spec_block_flags); modules that declare none ignore it.
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged,

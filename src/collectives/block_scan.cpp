@@ -3,6 +3,7 @@
 #include <string>
 
 #include "context_impl.hpp"
+#include "environment.hpp"
 
 namespace vkc {
 
@@ -47,7 +48,7 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     bool paired = r.items_per_invocation == 2 && size_of(m.type) == 4;
     bool staged = r.items_per_invocation > 1 && !paired && tile * size_of(m.type) <= block_stage_bytes;
     // For kernel experiments: VKC_BLOCK_STAGED=0 loads tiles straight into registers.
-    if (const char* v = std::getenv("VKC_BLOCK_STAGED")) staged = staged && std::atoi(v) != 0;
+    if (auto asked = environment::block_staged()) staged = staged && *asked;
     // Unstaged tiles are loaded several at a time (the kernel's batch, compiled in beside the flags):
     // one item an invocation up to 8 tiles, two items 2. Staged tiles moved one item a lane (item
     // counts that are not whole vectors) take a batch of 2: two register sets taken in turn, two
@@ -59,7 +60,7 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
                                                : std::min(r.tiles_per_group, r.items_per_invocation == 1 ? 8u : 2u);
     // VKC_BLOCK_BATCH=N (1 to 8) overrides it, for kernel experiments (for staged tiles of one item a
     // lane, 1 turns the two register sets off).
-    if (const char* v = std::getenv("VKC_BLOCK_BATCH")) batch = std::clamp(std::atoi(v), 1, 8);
+    if (auto asked = environment::block_batch()) batch = *asked;
     impl_->dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
               grid_x, grid_y, params.flags | batch << block_batch_shift});
 }

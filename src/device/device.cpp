@@ -6,14 +6,15 @@
 #include <vector>
 
 #include "context_impl.hpp"
+#include "environment.hpp"
 #include "device/instance.hpp"
 
 namespace vkc {
 
 void Context::Impl::create(const ContextOptions& opts) {
     options = opts;
-    options.validation = opts.validation || env_flag("VKC_VALIDATION");
-    options.shared_memory_only = opts.shared_memory_only || env_flag("VKC_SHARED_MEMORY_ONLY");
+    options.validation = opts.validation || environment::validation();
+    options.shared_memory_only = opts.shared_memory_only || environment::shared_memory_only();
     core = std::make_shared<DeviceCore>();
     if (opts.allocator) core->use_allocator(*opts.allocator);
     allocator = core->allocator;
@@ -81,6 +82,7 @@ void Context::Impl::create_device() {
     physical = list[chosen];
     info = infos[chosen];
     require_vulkan_1_1(info);
+    api_version = std::min(info.api_version, instance_api_version(vki));
 
     auto families = queue_families(vki, physical);
     bool found = false;

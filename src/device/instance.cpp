@@ -9,14 +9,11 @@
 #include <vector>
 
 #include "context_impl.hpp"
+#include "environment.hpp"
 #include "device/instance.hpp"
+#include "environment.hpp"
 
 namespace vkc {
-
-bool env_flag(const char* name) {
-    const char* v = std::getenv(name);
-    return v && *v && std::strcmp(v, "0") != 0;
-}
 
 namespace {
 
@@ -36,11 +33,6 @@ std::vector<VkExtensionProperties> device_extensions(const InstanceTable& vki, V
     std::vector<VkExtensionProperties> list(n);
     vki.vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, list.data());
     return list;
-}
-
-bool pipeline_statistics_asked() {
-    const char* v = std::getenv("VKC_PIPELINE_STATS");
-    return v && std::strcmp(v, "0") != 0;
 }
 
 } // namespace
@@ -70,7 +62,7 @@ DeviceFeatureChain::DeviceFeatureChain(const InstanceTable& vki, VkPhysicalDevic
         extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
         memory_budget = true;
     }
-    if (pipeline_statistics_asked() && has_extension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    if (environment::pipeline_stats() && has_extension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
         *tail = &executable_info;
         tail = &executable_info.pNext;
         extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
@@ -213,16 +205,20 @@ Feature enabled_features_of(const VkPhysicalDeviceFeatures2* chain) {
     return f;
 }
 
-VkInstance create_instance(const InstanceTable& vki, bool want_validation, bool& validation_on,
-                           const VkAllocationCallbacks* allocator) {
+uint32_t instance_api_version(const InstanceTable& vki) {
     uint32_t loader_version = VK_API_VERSION_1_0;
     if (vki.vkEnumerateInstanceVersion) vki.vkEnumerateInstanceVersion(&loader_version);
-    if (loader_version < VK_API_VERSION_1_1) {
+    return std::min(loader_version, uint32_t(VK_API_VERSION_1_3));
+}
+
+VkInstance create_instance(const InstanceTable& vki, bool want_validation, bool& validation_on,
+                           const VkAllocationCallbacks* allocator) {
+    if (instance_api_version(vki) < VK_API_VERSION_1_1) {
         throw UnsupportedError("the Vulkan loader offers only Vulkan 1.0; vkcollectives needs 1.1");
     }
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "vkcollectives";
-    app.apiVersion = std::min(loader_version, uint32_t(VK_API_VERSION_1_3));
+    app.apiVersion = instance_api_version(vki);
 
     std::vector<const char*> layers, extensions;
     validation_on = false;
@@ -304,9 +300,8 @@ uint32_t choose_device(const std::vector<DeviceInfo>& devices, std::string choic
     if (devices.empty()) throw Error("no Vulkan device found (for a CPU device: apt-get install mesa-vulkan-drivers)");
     std::string source = "ContextOptions::device";
     if (choice.empty()) {
-        const char* env = std::getenv("VKC_DEVICE");
-        if (env && *env) {
-            choice = env;
+        if (std::string asked = environment::device(); !asked.empty()) {
+            choice = asked;
             source = "VKC_DEVICE";
         }
     }

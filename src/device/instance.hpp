@@ -10,9 +10,6 @@
 
 namespace vkc {
 
-// True where the environment variable is set to anything but "0".
-bool env_flag(const char* name);
-
 // Feature structs queried and then enabled as they are: what the device has of them, we use.
 struct DeviceFeatureChain {
     VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -41,6 +38,8 @@ constexpr Feature optional_device_features = Feature::subgroup_extended_types | 
 DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t index);
 // The vkc::Feature set a device was created with, from its enabled-features chain.
 Feature enabled_features_of(const VkPhysicalDeviceFeatures2* chain);
+// The Vulkan version the library's own instances ask for: the loader's, up to 1.3.
+uint32_t instance_api_version(const InstanceTable& vki);
 // A Vulkan 1.1 instance; validation_on tells whether the validation layer could be enabled.
 VkInstance create_instance(const InstanceTable& vki, bool want_validation, bool& validation_on,
                            const VkAllocationCallbacks* allocator);

@@ -6,8 +6,16 @@
 #include <vector>
 
 #include "context_impl.hpp"
+#include "pipeline/float_controls.hpp"
+#include "environment.hpp"
 
 namespace vkc {
+
+// Float controls are core from Vulkan 1.2; earlier devices would need VK_KHR_shader_float_controls.
+bool Context::Impl::keeps_denormals(uint32_t width) const {
+    int index = width == 16 ? 0 : width == 32 ? 1 : 2;
+    return api_version >= VK_API_VERSION_1_2 && info.float_controls_known && info.denorm_preserve[index];
+}
 
 VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
                                    bool staged, uint32_t kernel_constant) {
@@ -21,8 +29,7 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
         info.pCode = m.code;
         // For kernel experiments: VKC_SPIRV_OVERRIDE=<module name>=<file.spv> runs that file instead.
         std::vector<uint32_t> replacement;
-        if (const char* o = std::getenv("VKC_SPIRV_OVERRIDE")) {
-            std::string spec = o;
+        if (std::string spec = environment::spirv_override(); !spec.empty()) {
             std::string prefix = std::string(m.name) + "=";
             if (spec.rfind(prefix, 0) == 0) {
                 std::FILE* f = std::fopen(spec.c_str() + prefix.size(), "rb");
@@ -33,6 +40,12 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
                 info.codeSize = replacement.size() * 4;
                 info.pCode = replacement.data();
             }
+        }
+        std::vector<uint32_t> patched;
+        if (uint32_t width = denorm_preserve_width(m); width && keeps_denormals(width)) {
+            patched = with_denorm_preserve(static_cast<const uint32_t*>(info.pCode), info.codeSize / 4, width);
+            info.codeSize = patched.size() * 4;
+            info.pCode = patched.data();
         }
         check(vk.vkCreateShaderModule(device, &info, allocator, &module), "vkCreateShaderModule");
     }

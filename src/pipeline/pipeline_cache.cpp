@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "context_impl.hpp"
+#include "environment.hpp"
 
 namespace vkc {
 
@@ -14,8 +15,7 @@ namespace vkc {
 namespace {
 std::string pipeline_cache_file(const ContextOptions& o) {
     if (!o.pipeline_cache_path.empty()) return o.pipeline_cache_path;
-    const char* env = std::getenv("VKC_PIPELINE_CACHE");
-    return env ? env : "";
+    return environment::pipeline_cache();
 }
 } // namespace
 

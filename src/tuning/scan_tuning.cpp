@@ -1,0 +1,94 @@
+#include "tuning/scan_tuning.hpp"
+
+#include <algorithm>
+
+#include "context_impl.hpp"
+
+namespace vkc {
+namespace {
+
+constexpr ScanTuning gpu{
+    .device_class = "GPU",
+    .invocations = 256,              // with 64 bytes each, the fastest shape below the wide-tile counts
+    .items = 0,
+    .item_bytes = 64,                // four 16-byte vector loads an invocation
+    .always_staged = false,          // blocked vector loads into registers ran faster than staging
+    .wide_tile_min_items = 1u << 22, // 32 items an invocation ran faster from here, slower below
+    .wide_tile_items = 32,
+    .wide_tile_integer_invocations = 224, // the fastest of 128 to 256 for 32-bit integers
+    .wide_tile_float_invocations = 256,   // the fastest for f32, whose tile takes more registers
+    .stage_single_tiles = true,      // unchunked 64-bit look-back tiles ran faster staged
+    .chunked_min_items = 1u << 20,   // from here one look-back per 4 tiles held in registers ran faster
+    .chunk_tiles = 4,
+    .f64_narrow_chunks_min_items = 1u << 22, // f64's chunks take more registers: groups of half the
+    .f64_chunk_invocations = 128,            //   size keep the same warps on an SM
+    .prefetch_min_bytes = 32u << 20, // smaller dispatches fit the GPU at once: nothing to prefetch
+    .scan_chunk_cap = 2048,          // reproducible passes: enough groups to fill the largest GPUs
+    .reduce_chunk_cap = 512,         // fewer groups contend for reduce's finished counter
+};
+
+constexpr ScanTuning cpu{
+    .device_class = "CPU",
+    .invocations = 64,               // small tiles, so that tests reach many tiles and the look-back
+    .items = 4,                      //   quickly at small counts
+    .item_bytes = 0,
+    .always_staged = true,           // so the tests run the staged path at every subgroup width
+    .wide_tile_min_items = 0,
+    .wide_tile_items = 0,
+    .wide_tile_integer_invocations = 0,
+    .wide_tile_float_invocations = 0,
+    .stage_single_tiles = true,
+    .chunked_min_items = 0,
+    .chunk_tiles = 1,
+    .f64_narrow_chunks_min_items = 0,
+    .f64_chunk_invocations = 0,
+    .prefetch_min_bytes = 32u << 20,
+    .scan_chunk_cap = 8,             // many chunk passes at small counts, as on a GPU at large ones
+    .reduce_chunk_cap = 8,
+};
+
+uint64_t round_up(uint64_t a, uint64_t b) { return (a + b - 1) / b * b; }
+
+} // namespace
+
+const ScanTuning& scan_tuning(const DeviceInfo& device) { return device.type == DeviceType::cpu ? cpu : gpu; }
+
+ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uint64_t count, TileUse use) {
+    const ScanTuning& t = scan_tuning(dev);
+    bool number64 = size_of(type) == 8 && type != Type::u32x2;
+    bool chunk_by_default = number64 && t.chunked_min_items && count >= t.chunked_min_items;
+    uint32_t chunk_tiles = o.reproducible || use == TileUse::reduce ? 1u
+                           : o.look_back_chunk_tiles                 ? o.look_back_chunk_tiles
+                           : chunk_by_default                        ? t.chunk_tiles
+                                                                     : 1u;
+    // A wide tile is a whole shape: not where the caller chose a part of it.
+    bool wide_tile = size_of(type) == 4 && t.wide_tile_min_items && !o.reproducible &&
+                     count >= t.wide_tile_min_items && !o.workgroup_size && !o.items_per_invocation &&
+                     chunk_tiles == 1;
+    uint32_t wide_size = type == Type::f32 ? t.wide_tile_float_invocations : t.wide_tile_integer_invocations;
+    bool narrow_chunks = chunk_tiles > 1 && !o.look_back_chunk_tiles && type == Type::f64 &&
+                         t.f64_narrow_chunks_min_items && count >= t.f64_narrow_chunks_min_items;
+    uint32_t size = o.workgroup_size ? o.workgroup_size
+                    : wide_tile      ? wide_size
+                    : narrow_chunks  ? t.f64_chunk_invocations
+                                     : t.invocations;
+    uint32_t lanes = std::max(1u, dev.max_subgroup_size);
+    size = uint32_t(round_up(size, lanes));
+    size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));
+    if (size % lanes) size -= size % lanes;
+    if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
+    uint32_t width = vector_width(type);
+    uint32_t items = o.items_per_invocation ? o.items_per_invocation
+                     : wide_tile            ? t.wide_tile_items
+                     : t.items              ? t.items
+                                            : uint32_t(std::clamp<size_t>(t.item_bytes / size_of(type), 1, 16));
+    items = std::min(max_items_per_invocation, uint32_t(round_up(std::max(items, 1u), width)));
+    bool fits = uint64_t(size) * items * size_of(type) <= stage_bytes && width > 1;
+    // The reproducible passes and chunks always stage (they read a tile twice / hold a chunk).
+    bool staged_by_default = t.always_staged || o.reproducible || chunk_tiles > 1 ||
+                             (number64 && use == TileUse::look_back_scan && t.stage_single_tiles);
+    bool staged = o.staged < 0 ? staged_by_default : o.staged > 0;
+    return {size, items, staged && fits, chunk_tiles};
+}
+
+} // namespace vkc
