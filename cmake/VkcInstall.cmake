@@ -6,7 +6,8 @@ install(TARGETS vkcollectives EXPORT vkcollectivesTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vkc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vkc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def") # types.def: the table types.hpp includes
 
 # GLSL an engine #includes in its own shaders: -I <prefix>/share/vkcollectives/glsl, then
 # #include "vkc/workgroup_scan.glsl".

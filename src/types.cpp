@@ -7,14 +7,19 @@
 #include "vkc/types.hpp"
 
 namespace vkc {
+
+// The enum values are part of the ABI (include/vkc/types.def): these stay as they are.
+static_assert(uint32_t(Type::f16) == 0 && uint32_t(Type::i32) == 1 && uint32_t(Type::u32) == 2 &&
+              uint32_t(Type::i64) == 3 && uint32_t(Type::u64) == 4 && uint32_t(Type::f32) == 5 &&
+              uint32_t(Type::f64) == 6 && uint32_t(Type::i8) == 7 && uint32_t(Type::u8) == 8 &&
+              uint32_t(Type::i16) == 9 && uint32_t(Type::u16) == 10 && uint32_t(Type::u32x2) == 11);
+static_assert(uint32_t(Op::add) == 0 && uint32_t(Op::min) == 1 && uint32_t(Op::max) == 2 && uint32_t(Op::mul) == 3 &&
+              uint32_t(Op::bit_and) == 4 && uint32_t(Op::bit_or) == 5 && uint32_t(Op::bit_xor) == 6 &&
+              uint32_t(Op::logical_and) == 7 && uint32_t(Op::logical_or) == 8 && uint32_t(Op::logical_xor) == 9 &&
+              uint32_t(Op::argmax) == 10 && uint32_t(Op::segmented_add) == 11);
+
 namespace {
 
-constexpr std::array<std::string_view, 12> type_names = {"half", "int",  "uint", "long",  "ulong",  "float",
-                                                         "double", "char", "uchar", "short", "ushort", "uvec2"};
-constexpr std::array<size_t, 12> type_sizes = {2, 4, 4, 8, 8, 4, 8, 1, 1, 2, 2, 8};
-constexpr std::array<std::string_view, 12> op_names = {"add", "min", "max", "mul", "and", "or", "xor",
-                                                       "logical_and", "logical_or", "logical_xor", "argmax",
-                                                       "segmented_add"};
 constexpr std::array<std::string_view, 13> collective_names = {
     "reduce", "scan_inclusive", "scan_exclusive", "broadcast", "all", "any", "layout_probe",
     "block_reduce", "block_scan_inclusive", "block_scan_exclusive", "copy", "device_scan", "read"};
@@ -35,6 +40,17 @@ bool parse_name(std::string_view text, const std::array<std::string_view, N>& na
     return false;
 }
 
+// The row of include/vkc/types.def for an enum value; an invalid value is the caller's error.
+template <class E, class Row, size_t N>
+const Row& row_of(E value, const Row (&rows)[N], const char* enum_name) {
+    for (const Row& r : rows) {
+        if (r.value == value) return r;
+    }
+    throw Error(std::string("invalid ") + enum_name + " value " + std::to_string(uint32_t(value)));
+}
+const detail::TypeRow& row_of(Type t) { return row_of(t, detail::type_rows, "vkc::Type"); }
+const detail::OpRow& row_of(Op o) { return row_of(o, detail::op_rows, "vkc::Op"); }
+
 } // namespace
 
 namespace {
@@ -48,8 +64,8 @@ size_t checked(E value, const Table& table, const char* enum_name) {
 }
 } // namespace
 
-std::string_view name(Type t) { return type_names[checked(t, type_names, "vkc::Type")]; }
-std::string_view name(Op o) { return op_names[checked(o, op_names, "vkc::Op")]; }
+std::string_view name(Type t) { return row_of(t).name; }
+std::string_view name(Op o) { return row_of(o).name; }
 std::string_view name(Collective c) { return collective_names[checked(c, collective_names, "vkc::Collective")]; }
 std::string_view name(Path p) {
     if (p != Path::subgroup && p != Path::shared_memory) {
@@ -57,15 +73,18 @@ std::string_view name(Path p) {
     }
     return p == Path::subgroup ? "subgroup" : "shared";
 }
-size_t size_of(Type t) { return type_sizes[checked(t, type_sizes, "vkc::Type")]; }
-bool is_float(Type t) { return t == Type::f16 || t == Type::f32 || t == Type::f64; }
-bool is_integer(Type t) { return !is_float(t) && t != Type::u32x2; }
+size_t size_of(Type t) { return row_of(t).bytes; }
+bool is_float(Type t) { return detail::row(t) && detail::row(t)->type_class == "float"; }
+bool is_integer(Type t) { return detail::row(t) && detail::row(t)->type_class == "integer"; }
 bool has_op(Type t, Op op) {
-    (void)name(t);
-    (void)name(op);
-    if (op == Op::argmax || op == Op::segmented_add) return t == Type::u32x2;
-    if (t == Type::u32x2) return false;
-    return is_integer(t) || op == Op::add || op == Op::min || op == Op::max || op == Op::mul;
+    std::string_view type_class = row_of(t).type_class;
+    std::string_view classes = row_of(op).classes; // "float|integer"
+    while (!classes.empty()) {
+        size_t bar = classes.find('|');
+        if (classes.substr(0, bar) == type_class) return true;
+        classes = bar == std::string_view::npos ? std::string_view() : classes.substr(bar + 1);
+    }
+    return false;
 }
 bool is_block(Collective c) {
     return c == Collective::block_reduce || c == Collective::block_scan_inclusive ||
@@ -75,8 +94,24 @@ bool has_op(Collective c) {
     return is_block(c) || c == Collective::reduce || c == Collective::scan_inclusive ||
            c == Collective::scan_exclusive || c == Collective::device_scan;
 }
-bool parse(std::string_view text, Type& out) { return parse_name(text, type_names, out); }
-bool parse(std::string_view text, Op& out) { return parse_name(text, op_names, out); }
+bool parse(std::string_view text, Type& out) {
+    for (const detail::TypeRow& r : detail::type_rows) {
+        if (r.name == text) {
+            out = r.value;
+            return true;
+        }
+    }
+    return false;
+}
+bool parse(std::string_view text, Op& out) {
+    for (const detail::OpRow& r : detail::op_rows) {
+        if (r.name == text) {
+            out = r.value;
+            return true;
+        }
+    }
+    return false;
+}
 bool parse(std::string_view text, Collective& out) { return parse_name(text, collective_names, out); }
 
 std::string feature_names(Feature f) {

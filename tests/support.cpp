@@ -69,8 +69,7 @@ void run_extended_matrix(Collective collective) {
     uint64_t seed = 1000;
     for (Type t : every_type()) {
         for (Op op : every_op()) {
-            bool foundation = std::count(all_types().begin(), all_types().end(), t) &&
-                              std::count(all_ops().begin(), all_ops().end(), op);
+            bool foundation = is_opencl(t) && is_opencl(op);
             if (!has_op(t, op) || foundation) continue;
             for (const WorkgroupShape& shape : reduced_shapes()) {
                 verify::Case c{collective, t, op, shape};

@@ -19,25 +19,35 @@ Context& context();
 // The path a module with every feature available runs on: subgroup, unless VKC_SHARED_MEMORY_ONLY=1.
 Path preferred_path();
 
-// OpenCL C's types and operators (the foundation), and what came after (8/16-bit integers, mul,
-// bitwise and logical ops, the worked custom operators).
+// OpenCL C's types and operators (the foundation), and every type and operator of
+// include/vkc/types.def (what came after: 8/16-bit integers, mul, bitwise and logical ops, the worked
+// custom operators), in enum order.
 inline const std::vector<Type>& all_types() {
-    static const std::vector<Type> t = {Type::f16, Type::i32, Type::u32, Type::i64, Type::u64, Type::f32, Type::f64};
+    static const std::vector<Type> t = [] {
+        std::vector<Type> v;
+        for (Type x : vkc::all_types()) {
+            if (is_opencl(x)) v.push_back(x);
+        }
+        return v;
+    }();
     return t;
 }
 inline const std::vector<Op>& all_ops() {
-    static const std::vector<Op> o = {Op::add, Op::min, Op::max};
+    static const std::vector<Op> o = [] {
+        std::vector<Op> v;
+        for (Op x : vkc::all_ops()) {
+            if (is_opencl(x)) v.push_back(x);
+        }
+        return v;
+    }();
     return o;
 }
 inline const std::vector<Type>& every_type() {
-    static const std::vector<Type> t = {Type::f16, Type::i32, Type::u32, Type::i64, Type::u64, Type::f32,
-                                        Type::f64, Type::i8,  Type::u8,  Type::i16, Type::u16, Type::u32x2};
+    static const std::vector<Type> t(vkc::all_types().begin(), vkc::all_types().end());
     return t;
 }
 inline const std::vector<Op>& every_op() {
-    static const std::vector<Op> o = {Op::add,         Op::min,        Op::max,         Op::mul,
-                                      Op::bit_and,     Op::bit_or,     Op::bit_xor,     Op::logical_and,
-                                      Op::logical_or,  Op::logical_xor, Op::argmax,     Op::segmented_add};
+    static const std::vector<Op> o(vkc::all_ops().begin(), vkc::all_ops().end());
     return o;
 }
 // Fewer shapes for the operators and types past OpenCL C's, to keep the suite's time in bounds:

@@ -38,11 +38,28 @@ TEST_CASE("modules: every collective x type x op is built for both paths, with i
 }
 
 TEST_CASE("types: names parse back, half converts both ways") {
-    for (Type t : test::all_types()) {
+    for (Type t : test::every_type()) {
         Type back;
         CHECK(parse(name(t), back));
         CHECK(back == t);
     }
+    for (Op op : test::every_op()) {
+        Op back;
+        CHECK(parse(name(op), back));
+        CHECK(back == op);
+    }
+    // include/vkc/types.def: enum values 0 ... N-1 in order; OpenCL C's seven types and three operators.
+    for (size_t i = 0; i < all_types().size(); ++i) CHECK(uint32_t(all_types()[i]) == i);
+    for (size_t i = 0; i < all_ops().size(); ++i) CHECK(uint32_t(all_ops()[i]) == i);
+    CHECK(test::all_types().size() == 7);
+    CHECK(test::all_ops().size() == 3);
+    CHECK(short_name(Type::u32x2) == "u32x2");
+    CHECK(name(Op::bit_and) == "and");
+    CHECK(has_op(Type::f32, Op::mul));
+    CHECK(!has_op(Type::f32, Op::bit_xor));
+    CHECK(has_op(Type::u32x2, Op::argmax));
+    CHECK(!has_op(Type::u32, Op::argmax));
+    CHECK(test::error_of([] { (void)name(Type(99)); }) == "invalid vkc::Type value 99");
     CHECK(float(half(1.5f)) == 1.5f);
     CHECK(float(half(-65504.0f)) == -65504.0f);
     CHECK(half(1e6f).bits == 0x7c00);           // overflow to +INF

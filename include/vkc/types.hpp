@@ -3,7 +3,10 @@
 
 #include "vkc/api.hpp"
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -12,16 +15,23 @@ namespace vkc {
 VKC_API_BEGIN
 
 
-// Item types, named in tools and messages by their OpenCL names (half, int, uint, long, ulong, float,
-// double, char, uchar, short, ushort); u32x2 ("uvec2") carries the worked custom operators' pairs.
-enum class Type : uint32_t { f16, i32, u32, i64, u64, f32, f64, i8, u8, i16, u16, u32x2 };
+// Item types and operators: one line each in include/vkc/types.def, which gives their enum values
+// (fixed: part of the ABI), names and classes. Types are named in tools and messages by their OpenCL
+// names (half, int, uint, long, ulong, float, double, char, uchar, short, ushort); u32x2 ("uvec2")
+// carries the worked custom operators' pairs.
+enum class Type : uint32_t {
+#define VKC_TYPE(enumerator, value, ...) enumerator = value,
+#include "vkc/types.def"
+};
 // Operators of reduce and scan, with the identities of OpenCL C (add 0; min the type's maximum or
 // +INF; max the type's minimum or -INF) and cl_khr_work_group_uniform_arithmetic (mul 1, and ~0,
 // or 0, xor 0, logical_and 1, logical_or 0, logical_xor 0). Bitwise and logical ops are for
 // integer types; logical ops give 0 or 1. argmax and segmented_add are the worked custom operators
 // of shaders/examples, on u32x2 items.
-enum class Op : uint32_t { add, min, max, mul, bit_and, bit_or, bit_xor, logical_and, logical_or, logical_xor,
-                           argmax, segmented_add };
+enum class Op : uint32_t {
+#define VKC_OP(enumerator, value, ...) enumerator = value,
+#include "vkc/types.def"
+};
 // layout_probe is internal: a module that reports how a device packs a work-group into subgroups.
 // block_* are CUB's BlockScan forms: many items per invocation, aggregate, seed and running prefix.
 // copy (internal) is the benchmarks' bandwidth ceiling: a uvec4 copy of uint items.
@@ -69,6 +79,65 @@ bool has_op(Collective); // reduce and scans (work-group or block) take an opera
 bool parse(std::string_view text, Type& out);
 bool parse(std::string_view text, Op& out);
 bool parse(std::string_view text, Collective& out);
+
+namespace detail {
+struct TypeRow {
+    Type value;
+    std::string_view name, short_name, type_class;
+    uint32_t bytes;
+    bool opencl;
+};
+struct OpRow {
+    Op value;
+    std::string_view name, classes;
+    bool opencl;
+};
+inline constexpr TypeRow type_rows[] = {
+#define VKC_TYPE(enumerator, value, name, type_class, opencl, bytes, ...) \
+    {Type::enumerator, #name, #enumerator, #type_class, bytes, opencl != 0},
+#include "vkc/types.def"
+};
+inline constexpr OpRow op_rows[] = {
+#define VKC_OP(enumerator, value, name, classes, opencl, compares) {Op::enumerator, #name, #classes, opencl != 0},
+#include "vkc/types.def"
+};
+// The enumerators in value order; a gap or a repeated value in types.def fails to compile here.
+template <class E, class Row, size_t N>
+constexpr std::array<E, N> in_value_order(const Row (&rows)[N]) {
+    std::array<E, N> out{};
+    std::array<bool, N> seen{};
+    for (const Row& r : rows) {
+        if (size_t(r.value) >= N || seen[size_t(r.value)]) throw "types.def: enum values must be 0 ... N-1, once each";
+        seen[size_t(r.value)] = true;
+        out[size_t(r.value)] = r.value;
+    }
+    return out;
+}
+inline constexpr auto types_by_value = in_value_order<Type>(type_rows);
+inline constexpr auto ops_by_value = in_value_order<Op>(op_rows);
+constexpr const TypeRow* row(Type t) {
+    for (const TypeRow& r : type_rows) {
+        if (r.value == t) return &r;
+    }
+    return nullptr;
+}
+constexpr const OpRow* row(Op o) {
+    for (const OpRow& r : op_rows) {
+        if (r.value == o) return &r;
+    }
+    return nullptr;
+}
+} // namespace detail
+
+// Every type and every operator (include/vkc/types.def), in enum order.
+constexpr std::span<const Type> all_types() { return detail::types_by_value; }
+constexpr std::span<const Op> all_ops() { return detail::ops_by_value; }
+// OpenCL C's work-group function types (half, int, uint, long, ulong, float, double) and operators
+// (add, min, max): the foundation; the rest came after.
+constexpr bool is_opencl(Type t) { return detail::row(t) && detail::row(t)->opencl; }
+constexpr bool is_opencl(Op o) { return detail::row(o) && detail::row(o)->opencl; }
+// The enumerator's name, the short name of the tools: "f16", "u32", "u32x2"; "" for no type.
+constexpr std::string_view short_name(Type t) { return detail::row(t) ? detail::row(t)->short_name : ""; }
 
 // Every error the library reports. The message names what was wrong.
 class Error : public std::runtime_error {
