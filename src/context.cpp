@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "context_impl.hpp"
+#include "vkc/contract.h"
 
 namespace vkc {
 namespace {
@@ -767,14 +768,14 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
                                 kernel_constant};
     VkSpecializationMapEntry entries[9];
     for (uint32_t i = 0; i < 3; ++i) {
-        entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
+        entries[i] = {VKC_SPEC_WORKGROUP_SIZE_X + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
     }
-    entries[3] = {module_spec_subgroups_packed, 3 * sizeof(uint32_t), sizeof(VkBool32)};
-    entries[4] = {module_spec_items_per_invocation, 4 * sizeof(uint32_t), sizeof(uint32_t)};
-    entries[5] = {module_spec_staged, 5 * sizeof(uint32_t), sizeof(VkBool32)};
-    entries[6] = {module_spec_scratch_capacity, 6 * sizeof(uint32_t), sizeof(uint32_t)};
-    entries[7] = {module_spec_stage_items, 7 * sizeof(uint32_t), sizeof(uint32_t)};
-    entries[8] = {module_spec_device_scan_path, 8 * sizeof(uint32_t), sizeof(uint32_t)}; // = module_spec_block_flags
+    entries[3] = {VKC_SPEC_SUBGROUPS_PACKED, 3 * sizeof(uint32_t), sizeof(VkBool32)};
+    entries[4] = {VKC_SPEC_ITEMS_PER_INVOCATION, 4 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[5] = {VKC_SPEC_STAGED, 5 * sizeof(uint32_t), sizeof(VkBool32)};
+    entries[6] = {VKC_SPEC_SCRATCH_CAPACITY, 6 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[7] = {VKC_SPEC_STAGE_ITEMS, 7 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[8] = {VKC_SPEC_KERNEL, 8 * sizeof(uint32_t), sizeof(uint32_t)};
     VkSpecializationInfo spec{9, entries, sizeof(values), values};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -1226,7 +1227,8 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     if (r.prefix_callback && !r.running) {
         throw Error("BlockRequest.prefix_callback carries a running prefix: it needs running = true");
     }
-    params.flags = (r.seeded ? 1u : 0u) | (r.running ? 2u : 0u) | (record ? 4u : 0u) | (r.prefix_callback ? 8u : 0u);
+    params.flags = (r.seeded ? VKC_BLOCK_FLAG_SEEDED : 0u) | (r.running ? VKC_BLOCK_FLAG_RUNNING : 0u) |
+                   (record ? VKC_BLOCK_FLAG_RECORD : 0u) | (r.prefix_callback ? VKC_BLOCK_FLAG_CALLBACK : 0u);
     params.seed[0] = uint32_t(r.seed_bits);
     params.seed[1] = uint32_t(r.seed_bits >> 32);
     params.seed[2] = 0x9e3779b9u; // junk for every invocation but the first: a running prefix must ignore it
@@ -1254,7 +1256,7 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     // lane, 1 turns the two register sets off).
     if (const char* v = std::getenv("VKC_BLOCK_BATCH")) batch = std::clamp(std::atoi(v), 1, 8);
     dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
-              grid_x, grid_y, params.flags | batch << block_batch_shift});
+              grid_x, grid_y, params.flags | batch << VKC_BLOCK_BATCH_SHIFT});
 }
 
 bool Context::subgroups_packed(const WorkgroupShape& s) {

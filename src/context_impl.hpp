@@ -121,8 +121,8 @@ struct Context::Impl {
     void timed(const std::function<void()>& record);
     void finish_timed();
     void report_statistics(VkPipeline p, const std::string& what);
-    // kernel_constant: specialization constant 8, whose use is the kernel's (module_spec_device_scan_path,
-    // module_spec_block_flags); modules that declare none ignore it.
+    // kernel_constant: specialization constant 8 (module_spec_kernel), whose use is the kernel's: the
+    // device-scan path, or the block flags; modules that declare none ignore it.
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged,
                         uint32_t kernel_constant = 0);
 };

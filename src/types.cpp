@@ -2,11 +2,26 @@
 #include <bit>
 #include <cstring>
 
+#include "vkc/contract.h"
+#include "vkc/device_scan.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
 #include "vkc/types.hpp"
 
 namespace vkc {
+// The public headers document these numbers for engines, so they keep their own copies: here they
+// are held to the contract the kernels are built from.
+static_assert(module_spec_workgroup_size_x == VKC_SPEC_WORKGROUP_SIZE_X && VKC_SPEC_WORKGROUP_SIZE_Y == 1 &&
+              VKC_SPEC_WORKGROUP_SIZE_Z == 2);
+static_assert(module_spec_subgroups_packed == VKC_SPEC_SUBGROUPS_PACKED);
+static_assert(module_spec_items_per_invocation == VKC_SPEC_ITEMS_PER_INVOCATION);
+static_assert(module_spec_staged == VKC_SPEC_STAGED);
+static_assert(module_spec_scratch_capacity == VKC_SPEC_SCRATCH_CAPACITY);
+static_assert(module_spec_stage_items == VKC_SPEC_STAGE_ITEMS);
+static_assert(module_spec_kernel == VKC_SPEC_KERNEL);
+static_assert(block_batch_shift == VKC_BLOCK_BATCH_SHIFT);
+static_assert(block_stage_bytes == VKC_STAGE_BYTES);
+static_assert(look_back_register_chunk_tiles == VKC_DEVICE_REGISTER_CHUNK_TILES);
 namespace {
 
 constexpr std::array<std::string_view, 12> type_names = {"half", "int",  "uint", "long",  "ulong",  "float",

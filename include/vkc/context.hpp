@@ -333,7 +333,7 @@ private:
         Buffer* record;             // binding 2, or null
         uint64_t bytes, record_bytes;
         uint32_t grid_x, grid_y;
-        uint32_t kernel_constant = 0; // block modules: their flags (module_spec_block_flags)
+        uint32_t kernel_constant = 0; // block modules: their flags (module_spec_kernel)
     };
     void dispatch(const Dispatch&);
     ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
