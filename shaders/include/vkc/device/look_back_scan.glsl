@@ -17,9 +17,9 @@
 // (and rounds the work-group size to).
 // Items of 8 bytes (64-bit types and the uvec2 custom operators) take the blocked arrangement instead
 // (RAKED_TILES 0): each round here costs a subgroup scan over two items a lane, or one, and a 64-bit
-// subgroup scan is two shuffles a step, where the blocked tile's block scan does most of its work in
-// registers. (Large 64-bit scans take chunks of staged tiles held in registers, below, which beat
-// raked 64-bit tiles even with the early look-back round and aggregate of the 32-bit ones.)
+// subgroup scan is two shuffles a step: the blocked tile measured faster. (Large 64-bit scans take
+// chunks of staged tiles held in registers, below, which beat raked 64-bit tiles even with the early
+// look-back round and aggregate of the 32-bit ones.)
 #define RAKED_TILES (VKC_SUBGROUP_ARITHMETIC && ITEM_BYTES <= 4)
 #if RAKED_TILES
 #if ITEM_VEC_WIDTH > 1

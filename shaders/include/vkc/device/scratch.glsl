@@ -28,7 +28,7 @@
 //       zeroed once read.
 // A dispatch of one chunk takes no ticket, counts nothing and posts nothing.
 // Each dispatch zeroes the previous one's posts rather than its own: zeroing its own would need every
-// work-group to count out behind a device-scope release, which waits for its tile's stores.
+// work-group to count out behind a device-scope release, which waits for its chunk's stores.
 // A status word is flag << 30 | 16 bits of the value, so 32-bit atomics carry flag and value
 // together: a reader that sees the same flag in every word of a chunk has a consistent value, with no
 // 64-bit atomics and no ordering between separate flag and value words.
@@ -74,9 +74,9 @@ uint status_word_at(uint parity, uint w) {
 }
 // MODE_SCAN: the ticket (chunk), this dispatch's parity and the other parity's dirty count, from
 // invocation 0. The parity is read from shared memory where it is used, not held in a register
-// through the tile's look-back.
+// through the chunk's look-back.
 shared uint ticket, ticket_parity, other_dirty;
-uint status_at(uint tile, uint k) { return status_word_at(ticket_parity, tile * STATUS_SLOT + k); }
+uint status_at(uint chunk, uint k) { return status_word_at(ticket_parity, chunk * STATUS_SLOT + k); }
 
 // A flagged value in the STATUS_WORDS words from `first` (a chunk's slot lies in one block: STATUS_SLOT
 // divides STATUS_BLOCK; chunk totals are adjacent words).
@@ -88,7 +88,7 @@ void post_words(uint first, uint flag, ITEM_TYPE value) {
                     gl_SemanticsRelaxed);
     }
 }
-void post(uint tile, uint flag, ITEM_TYPE value) { post_words(status_at(tile, 0u), flag, value); }
+void post(uint chunk, uint flag, ITEM_TYPE value) { post_words(status_at(chunk, 0u), flag, value); }
 
 // `after` orders the read after whatever produced that value: it is masked with the push constant
 // `zero` (always 0, unknown to the compiler) into the address, so the status load depends on it. A
@@ -114,8 +114,8 @@ void read_words(uint first, uint after, out uint flag, out ITEM_TYPE value) {
     flag = same ? first_flag : STATUS_NONE; // read between an aggregate's and a prefix's post: not yet
     value = from_bits(bits, ITEM_TYPE(0));
 }
-void read_status(uint tile, uint after, out uint flag, out ITEM_TYPE value) {
-    read_words(status_at(tile, 0u), after, flag, value);
+void read_status(uint chunk, uint after, out uint flag, out ITEM_TYPE value) {
+    read_words(status_at(chunk, 0u), after, flag, value);
 }
 
 bool carry_in_present() { return has_flag(FLAG_CARRY_IN); }
