@@ -137,8 +137,8 @@ struct Context::Impl {
     void report_statistics(VkPipeline p, const std::string& what);
     // Whether float add and mul modules of this bit width are created with DenormPreserve.
     bool keeps_denormals(uint32_t width) const;
-    // kernel_constant: specialization constant 8, whose use is the kernel's (module_spec_device_scan_path,
-    // module_spec_block_flags); modules that declare none ignore it.
+    // kernel_constant: specialization constant 8 (module_spec_kernel), whose use is the kernel's: the
+    // device-scan path, or the block flags; modules that declare none ignore it.
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged,
                         uint32_t kernel_constant = 0);
 
@@ -155,7 +155,7 @@ struct Context::Impl {
         Buffer* record;             // binding 2, or null
         uint64_t bytes, record_bytes;
         uint32_t grid_x, grid_y;
-        uint32_t kernel_constant = 0; // block modules: their flags (module_spec_block_flags)
+        uint32_t kernel_constant = 0; // block modules: their flags (module_spec_kernel)
     };
     void dispatch(const Dispatch&);
     // Throws Error where the shape is empty or past the device's work-group limits.

@@ -7,32 +7,31 @@
 #include <numeric>
 
 #include "context_impl.hpp"
+#include "vkc/contract.h"
 
 namespace vkc {
 namespace {
 
-constexpr uint32_t mode_scan = 0, mode_reduce = 1, mode_reduce_chunks = 2, mode_scan_chunks = 3;
-// The paths a pipeline compiles (PATH_* in device_scan.comp, module_spec_device_scan_path).
-constexpr uint32_t device_scan_path_look_back = 0, device_scan_path_look_back_chunked = 1,
-                   device_scan_path_chunk_passes = 2;
-constexpr uint32_t flag_exclusive = 1, flag_carry_in = 2, flag_carry_slot = 4, flag_force_fallback = 8,
-                   flag_in_place = 16, flag_stats = 32, flag_prefetch = 64;
-// Scratch words (device_scan.comp): the look-back's ticket, the finished-group counter of reduce
-// (zero between dispatches), two carry slots, the look-back's statistics, reduce's tile ticket (zero
-// between dispatches), then from a 32-byte boundary the chunks' status or totals.
-constexpr uint32_t state_header_words = 16;
-constexpr uint32_t ticket_word = 0, finished_word = 1, reduce_ticket_word = 12;
-// Header words the look-back's counters go to with flag_stats (STATE_STAT_* in device_scan.comp).
-constexpr uint32_t stat_rounds_word = 6, stat_walked_word = 7, stat_fallbacks_word = 8;
-// Look-back state (device_scan.comp): the status words each parity's last dispatch may have posted,
-// and the two status arrays, alternating in blocks of status_block words.
-constexpr uint32_t dirty_word = 9;
-constexpr uint32_t status_block = 64;
-// Words a look-back chunk's status slot takes, whatever the type (STATUS_SLOT: 32 bytes, a sector of its own).
-constexpr uint32_t status_slot_words = 8;
+// Modes, flags, code paths (module_spec_kernel) and scratch words: the contract with device_scan.comp.
+constexpr uint32_t mode_scan = VKC_DEVICE_MODE_SCAN, mode_reduce = VKC_DEVICE_MODE_REDUCE,
+                   mode_reduce_chunks = VKC_DEVICE_MODE_REDUCE_CHUNKS, mode_scan_chunks = VKC_DEVICE_MODE_SCAN_CHUNKS;
+constexpr uint32_t device_scan_path_look_back = VKC_DEVICE_PATH_LOOK_BACK,
+                   device_scan_path_look_back_chunked = VKC_DEVICE_PATH_LOOK_BACK_CHUNKED,
+                   device_scan_path_chunk_passes = VKC_DEVICE_PATH_CHUNK_PASSES;
+constexpr uint32_t flag_exclusive = VKC_DEVICE_FLAG_EXCLUSIVE, flag_carry_in = VKC_DEVICE_FLAG_CARRY_IN,
+                   flag_carry_slot = VKC_DEVICE_FLAG_CARRY_SLOT, flag_force_fallback = VKC_DEVICE_FLAG_FORCE_FALLBACK,
+                   flag_in_place = VKC_DEVICE_FLAG_IN_PLACE, flag_stats = VKC_DEVICE_FLAG_STATS,
+                   flag_prefetch = VKC_DEVICE_FLAG_PREFETCH;
+// The header (ticket, reduce's counter, carry slots, statistics, reduce's ticket), then the chunks'
+// statuses (two arrays alternating in blocks of status_block words, a slot of status_slot_words each) or totals.
+constexpr uint32_t state_header_words = VKC_STATE_HEADER_WORDS;
+constexpr uint32_t ticket_word = VKC_STATE_TICKET, finished_word = VKC_STATE_FINISHED,
+                   reduce_ticket_word = VKC_STATE_REDUCE_TICKET, dirty_word = VKC_STATE_DIRTY;
+constexpr uint32_t stat_rounds_word = VKC_STATE_STAT_ROUNDS, stat_walked_word = VKC_STATE_STAT_WALKED,
+                   stat_fallbacks_word = VKC_STATE_STAT_FALLBACKS;
+constexpr uint32_t status_block = VKC_STATUS_BLOCK_WORDS, status_slot_words = VKC_STATUS_SLOT_WORDS;
 constexpr uint32_t default_spin_limit = 256;
-// Items an invocation holds at most (VKC_ITEMS in device_scan.comp).
-constexpr uint32_t max_items_per_invocation = 32;
+constexpr uint32_t max_items_per_invocation = VKC_DEVICE_MAX_ITEMS_PER_INVOCATION; // VKC_ITEMS in the kernel
 // Look-back scans of this many 32-bit items or more take a wide tile of 32 items an invocation on
 // GPUs (choose_tile): 224 invocations for integers, 256 for f32.
 constexpr uint64_t wide_tile_min_items = 1ull << 22;
@@ -53,7 +52,7 @@ uint32_t lookback_window(uint32_t workgroup_size) {
     return std::min<uint32_t>(workgroup_size, 32);
 }
 // VKC_LOOKBACK_STATS=1: the look-back counts its rounds, the tiles it walks back and its fallbacks
-// (state words 6, 7, 8), and Context::scan prints them per tile (a kernel experiment's diagnostic).
+// (VKC_STATE_STAT_*), and Context::scan prints them per tile (a kernel experiment's diagnostic).
 bool lookback_stats() { return std::getenv("VKC_LOOKBACK_STATS") != nullptr; }
 // By default look-backs prefetch input of chunks about to start (flag_prefetch, device_scan.comp's
 // look_back; compiled into the 64-bit types' chunks only) in dispatches of this many bytes of input or
@@ -384,7 +383,7 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
     uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
     if (segments == 0) return plan;
     bool packed = m->path == Path::subgroup;
-    // A pipeline compiles the path its plan takes (module_spec_device_scan_path).
+    // A pipeline compiles the path its plan takes (module_spec_kernel).
     uint32_t path = reduce || o.reproducible             ? device_scan_path_chunk_passes
                     : tile.look_back_chunk_tiles > 1 ? device_scan_path_look_back_chunked
                                                      : device_scan_path_look_back;

@@ -2,6 +2,8 @@
 #include <bit>
 #include <cstring>
 
+#include "vkc/contract.h"
+#include "vkc/device_scan.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
 #include "vkc/types.hpp"
@@ -18,6 +20,19 @@ static_assert(uint32_t(Op::add) == 0 && uint32_t(Op::min) == 1 && uint32_t(Op::m
               uint32_t(Op::logical_and) == 7 && uint32_t(Op::logical_or) == 8 && uint32_t(Op::logical_xor) == 9 &&
               uint32_t(Op::argmax) == 10 && uint32_t(Op::segmented_add) == 11);
 
+// The public headers document these numbers for engines, so they keep their own copies: here they
+// are held to the contract the kernels are built from.
+static_assert(module_spec_workgroup_size_x == VKC_SPEC_WORKGROUP_SIZE_X && VKC_SPEC_WORKGROUP_SIZE_Y == 1 &&
+              VKC_SPEC_WORKGROUP_SIZE_Z == 2);
+static_assert(module_spec_subgroups_packed == VKC_SPEC_SUBGROUPS_PACKED);
+static_assert(module_spec_items_per_invocation == VKC_SPEC_ITEMS_PER_INVOCATION);
+static_assert(module_spec_staged == VKC_SPEC_STAGED);
+static_assert(module_spec_scratch_capacity == VKC_SPEC_SCRATCH_CAPACITY);
+static_assert(module_spec_stage_items == VKC_SPEC_STAGE_ITEMS);
+static_assert(module_spec_kernel == VKC_SPEC_KERNEL);
+static_assert(block_batch_shift == VKC_BLOCK_BATCH_SHIFT);
+static_assert(block_stage_bytes == VKC_STAGE_BYTES);
+static_assert(look_back_register_chunk_tiles == VKC_DEVICE_REGISTER_CHUNK_TILES);
 namespace {
 
 constexpr std::array<std::string_view, 13> collective_names = {

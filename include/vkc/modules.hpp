@@ -8,7 +8,7 @@
 //   specialization constant 6 (reduce, scans, block): shared scratch capacity in invocations, at least
 //     the work-group size; default max_workgroup_size
 //   specialization constants 4, 5, 7 (block, device_scan): items per invocation, staged (VkBool32),
-//     stage items; 8 (device_scan): VkBool32, the look-back takes chunks of several tiles
+//     stage items; 8 (block, device_scan): the kernel's own (module_spec_kernel)
 //   specialization constant 3 (reduce and scans): VkBool32, true where the device packs invocations
 //     into subgroups in local-index order at this shape (Context::subgroups_packed); false makes
 //     them use shared memory only
@@ -70,8 +70,7 @@ constexpr uint32_t module_spec_stage_items = 7;           // block modules: item
 // default, 0xffffffff, every path, by DeviceScanParams::mode; see device_scan.comp). Block modules:
 // BlockParams::flags compiled in, and in bits 8-11 how many unstaged tiles an invocation loads
 // together, 1 to 8 (the default, 0xffffffff, reads the flags from the push constants, batch 2).
-constexpr uint32_t module_spec_device_scan_path = 8;
-constexpr uint32_t module_spec_block_flags = 8;
+constexpr uint32_t module_spec_kernel = 8;
 constexpr uint32_t block_batch_shift = 8;
 // Block modules stage tiles of up to this many bytes in shared memory for coalesced loads/stores
 // (plus one padding item per 32).

@@ -2,7 +2,9 @@
 #extension GL_GOOGLE_include_directive : require
 
 // Declared before the vkc headers: they size shared memory from gl_WorkGroupSize.
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "vkc/contract.h" // the specialization-constant ids the runtime sets
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
 // Each work-group scans `tiles_per_group` consecutive tiles of size x ITEMS items (blocked
 // arrangement), carrying a running prefix from tile to tile when asked. Built per variant with
 // -DITEM_TYPE, -DITEM_OP, -DCOLLECTIVE=<block_reduce|block_scan_inclusive|block_scan_exclusive>,
@@ -12,14 +14,14 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // stores are coalesced (CUB's BLOCK_LOAD_TRANSPOSE); only where a tile fits in STAGE_ITEMS; 6, 7
 // shared-memory sizes; 8 the flags and the batch of unstaged tiles (below).
 
-layout(constant_id = 3) const bool subgroups_packed = true;
-layout(constant_id = 4) const uint items_per_invocation = 1u;
-layout(constant_id = 5) const bool staged = false;
+layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = true;
+layout(constant_id = VKC_SPEC_ITEMS_PER_INVOCATION) const uint items_per_invocation = 1u;
+layout(constant_id = VKC_SPEC_STAGED) const bool staged = false;
 // Shared arrays sized by specialization constants whose defaults are the largest sizes: a driver
 // that sizes them before specialization (Mesa 22) gets the largest, the others what the shape needs
 // (16 KiB of stage where 2 KiB would do cost NVIDIA four fifths of the block scan's speed).
-layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
-layout(constant_id = 7) const uint stage_items = 16384 / ITEM_BYTES;
+layout(constant_id = VKC_SPEC_SCRATCH_CAPACITY) const uint scratch_capacity = VKC_MODULE_CAPACITY;
+layout(constant_id = VKC_SPEC_STAGE_ITEMS) const uint stage_items = VKC_STAGE_BYTES / ITEM_BYTES;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
 // Tiles staged through the whole work-group pass barriers between one tile's scan and the next, so the
 // scan's own last one is spare; tiles staged subgroup by subgroup do not.
@@ -64,19 +66,19 @@ layout(push_constant, std430) uniform Params {
     uint reserved;
     uvec4 seed;           // bits of the initial value / running prefix (xy), and of junk (zw)
 } params;
-const uint FLAG_SEEDED = 1u;   // scans start from the seed
-const uint FLAG_RUNNING = 2u;  // the seed is a running prefix carried across tiles
-const uint FLAG_RECORD = 4u;   // write aggregates and running prefixes to `record`
-const uint FLAG_CALLBACK = 8u; // with FLAG_RUNNING: carry it through the prefix callback instead
+const uint FLAG_SEEDED = VKC_BLOCK_FLAG_SEEDED;   // scans start from the seed
+const uint FLAG_RUNNING = VKC_BLOCK_FLAG_RUNNING;  // the seed is a running prefix carried across tiles
+const uint FLAG_RECORD = VKC_BLOCK_FLAG_RECORD;   // write aggregates and running prefixes to `record`
+const uint FLAG_CALLBACK = VKC_BLOCK_FLAG_CALLBACK; // with FLAG_RUNNING: carry it through the prefix callback instead
 // Specialization constant 8: the flags, compiled in, and in bits 8-11 how many unstaged tiles are
 // loaded together (below). Context::run sets it, so that a pipeline holds only the mode and the batch
 // it runs: on the H100 the other modes' code cost up to 4 registers and 1 % of the speed, and an
 // 8-tile batch compiled into a pipeline that runs one tile a work-group cost it 0.56 -> 0.48 of a
 // copy (results/README.md). The default reads the flags from the push constants and batches two.
-const uint FLAGS_FROM_PUSH_CONSTANTS = 0xffffffffu;
-layout(constant_id = 8) const uint compiled_flags = FLAGS_FROM_PUSH_CONSTANTS;
+const uint FLAGS_FROM_PUSH_CONSTANTS = VKC_BLOCK_FLAGS_FROM_PUSH_CONSTANTS;
+layout(constant_id = VKC_SPEC_KERNEL) const uint compiled_flags = FLAGS_FROM_PUSH_CONSTANTS;
 uint flags() { return compiled_flags == FLAGS_FROM_PUSH_CONSTANTS ? params.flags : compiled_flags; }
-const uint BATCH_SHIFT = 8u;
+const uint BATCH_SHIFT = VKC_BLOCK_BATCH_SHIFT;
 const uint MAX_BATCH = 8u;
 const uint compiled_batch = compiled_flags == FLAGS_FROM_PUSH_CONSTANTS ? 2u : (compiled_flags >> BATCH_SHIFT) & 15u;
 

@@ -4,7 +4,9 @@
 // params.count uint items (a multiple of 4), grid-strided with four loads in flight, and writes only
 // if their xor is a value the data never gives. Internal module "read".
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "vkc/contract.h" // the specialization-constant ids the runtime sets
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
 layout(set = 0, binding = 0, std430) readonly buffer Input { uvec4 items_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Output { uint sink[]; };
 #include "params.glsl"

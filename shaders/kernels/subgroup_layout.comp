@@ -5,7 +5,9 @@
 // and gl_SubgroupSize after them; the runtime compares with the local index.
 #extension GL_KHR_shader_subgroup_basic : require
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "vkc/contract.h" // the specialization-constant ids the runtime sets
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
 layout(set = 0, binding = 0, std430) readonly buffer Input { uint items_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Output { uint items_out[]; };
 #include "params.glsl"

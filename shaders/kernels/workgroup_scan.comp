@@ -2,18 +2,20 @@
 #extension GL_GOOGLE_include_directive : require
 
 // Declared before the vkc headers: they size shared memory from gl_WorkGroupSize.
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "vkc/contract.h" // the specialization-constant ids the runtime sets
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
 // One work-group collective of the scan family over every work-group of a buffer.
 // Built per variant with -DITEM_TYPE=<glsl type> -DITEM_OP=<add|min|max>
 // -DCOLLECTIVE=<reduce|scan_inclusive|scan_exclusive> and -DVKC_SUBGROUP_ARITHMETIC=<0|1>.
 // Work-group size: specialization constants 0, 1, 2; 3 says whether subgroups are packed in order.
 
 // Set by the runtime from a probe of how the device packs this work-group shape into subgroups.
-layout(constant_id = 3) const bool subgroups_packed = true;
+layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = true;
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 // Shared scratch sized by a specialization constant whose default is the largest size: a driver that
 // sizes it before specialization (Mesa 22) gets the largest, the others what the shape needs.
-layout(constant_id = 6) const uint scratch_capacity = VKC_MODULE_CAPACITY;
+layout(constant_id = VKC_SPEC_SCRATCH_CAPACITY) const uint scratch_capacity = VKC_MODULE_CAPACITY;
 #define VKC_SCRATCH_CAPACITY scratch_capacity
 
 #include "custom_ops.glsl"

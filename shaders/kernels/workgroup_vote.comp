@@ -2,7 +2,9 @@
 #extension GL_GOOGLE_include_directive : require
 
 // Declared before the vkc headers: they size shared memory from gl_WorkGroupSize.
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "vkc/contract.h" // the specialization-constant ids the runtime sets
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
 // work_group_all / work_group_any over every work-group of a buffer of uint predicates (non-zero is
 // true); writes 1 or 0 per item. Built with -DCOLLECTIVE=<all|any> and -DVKC_SUBGROUP_ARITHMETIC=<0|1>.
 

@@ -4,6 +4,7 @@
 
 #include "context_impl.hpp"
 #include "environment.hpp"
+#include "vkc/contract.h"
 
 namespace vkc {
 
@@ -34,7 +35,8 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     if (r.prefix_callback && !r.running) {
         throw Error("BlockRequest.prefix_callback carries a running prefix: it needs running = true");
     }
-    params.flags = (r.seeded ? 1u : 0u) | (r.running ? 2u : 0u) | (record ? 4u : 0u) | (r.prefix_callback ? 8u : 0u);
+    params.flags = (r.seeded ? VKC_BLOCK_FLAG_SEEDED : 0u) | (r.running ? VKC_BLOCK_FLAG_RUNNING : 0u) |
+                   (record ? VKC_BLOCK_FLAG_RECORD : 0u) | (r.prefix_callback ? VKC_BLOCK_FLAG_CALLBACK : 0u);
     params.seed[0] = uint32_t(r.seed_bits);
     params.seed[1] = uint32_t(r.seed_bits >> 32);
     params.seed[2] = 0x9e3779b9u; // junk for every invocation but the first: a running prefix must ignore it
@@ -62,7 +64,7 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     // lane, 1 turns the two register sets off).
     if (auto asked = environment::block_batch()) batch = *asked;
     impl_->dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
-              grid_x, grid_y, params.flags | batch << block_batch_shift});
+              grid_x, grid_y, params.flags | batch << VKC_BLOCK_BATCH_SHIFT});
 }
 
 } // namespace vkc

@@ -7,6 +7,7 @@
 
 #include "context_impl.hpp"
 #include "pipeline/float_controls.hpp"
+#include "vkc/contract.h"
 #include "environment.hpp"
 
 namespace vkc {
@@ -57,14 +58,14 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
                                 kernel_constant};
     VkSpecializationMapEntry entries[9];
     for (uint32_t i = 0; i < 3; ++i) {
-        entries[i] = {module_spec_workgroup_size_x + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
+        entries[i] = {VKC_SPEC_WORKGROUP_SIZE_X + i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)};
     }
-    entries[3] = {module_spec_subgroups_packed, 3 * sizeof(uint32_t), sizeof(VkBool32)};
-    entries[4] = {module_spec_items_per_invocation, 4 * sizeof(uint32_t), sizeof(uint32_t)};
-    entries[5] = {module_spec_staged, 5 * sizeof(uint32_t), sizeof(VkBool32)};
-    entries[6] = {module_spec_scratch_capacity, 6 * sizeof(uint32_t), sizeof(uint32_t)};
-    entries[7] = {module_spec_stage_items, 7 * sizeof(uint32_t), sizeof(uint32_t)};
-    entries[8] = {module_spec_device_scan_path, 8 * sizeof(uint32_t), sizeof(uint32_t)}; // = module_spec_block_flags
+    entries[3] = {VKC_SPEC_SUBGROUPS_PACKED, 3 * sizeof(uint32_t), sizeof(VkBool32)};
+    entries[4] = {VKC_SPEC_ITEMS_PER_INVOCATION, 4 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[5] = {VKC_SPEC_STAGED, 5 * sizeof(uint32_t), sizeof(VkBool32)};
+    entries[6] = {VKC_SPEC_SCRATCH_CAPACITY, 6 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[7] = {VKC_SPEC_STAGE_ITEMS, 7 * sizeof(uint32_t), sizeof(uint32_t)};
+    entries[8] = {VKC_SPEC_KERNEL, 8 * sizeof(uint32_t), sizeof(uint32_t)};
     VkSpecializationInfo spec{9, entries, sizeof(values), values};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};

@@ -1,0 +1,75 @@
+// vkcollectives: the contract between the kernels and the C++ runtime.
+//
+// The numbers both sides must agree on: specialization-constant ids, the push-constant flags and
+// modes of block_scan.comp and device_scan.comp, and the layout of device_scan.comp's scratch words.
+// Plain #defines of integer literals, valid as GLSL and as C++: the kernels (shaders/kernels/) and
+// the runtime's private sources (src/) include this one file, so the two cannot drift apart. The
+// public headers (include/vkc/) keep their own copies of the ids they document, and src/types.cpp
+// checks them against this file at compile time. Values the shaders use as uint carry the u suffix.
+#ifndef VKC_CONTRACT_H
+#define VKC_CONTRACT_H
+
+// ---- specialization-constant ids (every kernel that declares them) ----
+#define VKC_SPEC_WORKGROUP_SIZE_X 0
+#define VKC_SPEC_WORKGROUP_SIZE_Y 1
+#define VKC_SPEC_WORKGROUP_SIZE_Z 2
+#define VKC_SPEC_SUBGROUPS_PACKED 3      // bool: subgroups hold local indices in order (Context::subgroups_packed)
+#define VKC_SPEC_ITEMS_PER_INVOCATION 4  // block_scan, device_scan
+#define VKC_SPEC_STAGED 5                // bool, block_scan and device_scan: full tiles move through the stage
+#define VKC_SPEC_SCRATCH_CAPACITY 6      // invocations the shared scratch is sized for (>= the work-group size)
+#define VKC_SPEC_STAGE_ITEMS 7           // items the stage holds
+#define VKC_SPEC_KERNEL 8                // each kernel's own: device_scan its code path, block_scan its flags
+
+// Bytes of the stage at most (the default of VKC_SPEC_STAGE_ITEMS is this over the item size).
+#define VKC_STAGE_BYTES 16384
+
+// ---- block_scan.comp: push-constant flags; VKC_SPEC_KERNEL holds them and, from bit
+// VKC_BLOCK_BATCH_SHIFT, how many unstaged tiles an invocation loads together ----
+#define VKC_BLOCK_FLAG_SEEDED 1u   // scans start from the seed
+#define VKC_BLOCK_FLAG_RUNNING 2u  // the seed is a running prefix carried across tiles
+#define VKC_BLOCK_FLAG_RECORD 4u   // write aggregates and running prefixes to binding 2
+#define VKC_BLOCK_FLAG_CALLBACK 8u // with RUNNING: carry it through the prefix callback
+#define VKC_BLOCK_BATCH_SHIFT 8u
+#define VKC_BLOCK_FLAGS_FROM_PUSH_CONSTANTS 0xffffffffu // VKC_SPEC_KERNEL's default
+
+// ---- device_scan.comp: modes (push constant `mode`) ----
+#define VKC_DEVICE_MODE_SCAN 0u          // single-pass scan with decoupled look-back
+#define VKC_DEVICE_MODE_REDUCE 1u        // chunk totals, folded by the last work-group
+#define VKC_DEVICE_MODE_REDUCE_CHUNKS 2u // reproducible scan, pass 1: chunk totals to exclusive prefixes
+#define VKC_DEVICE_MODE_SCAN_CHUNKS 3u   // reproducible scan, pass 2: each chunk rescanned from its prefix
+
+// ---- device_scan.comp: the code path a pipeline compiles (VKC_SPEC_KERNEL; not a module's Path) ----
+#define VKC_DEVICE_PATH_LOOK_BACK 0u         // MODE_SCAN, one tile a work-group, held in registers
+#define VKC_DEVICE_PATH_LOOK_BACK_CHUNKED 1u // MODE_SCAN, chunks of several tiles
+#define VKC_DEVICE_PATH_CHUNK_PASSES 2u      // MODE_REDUCE, MODE_REDUCE_CHUNKS, MODE_SCAN_CHUNKS
+#define VKC_DEVICE_PATH_ANY 0xffffffffu      // every path, chosen by the mode (the default)
+
+// ---- device_scan.comp: push-constant flags ----
+#define VKC_DEVICE_FLAG_EXCLUSIVE 1u
+#define VKC_DEVICE_FLAG_CARRY_IN 2u       // start from the carry the previous dispatch left
+#define VKC_DEVICE_FLAG_CARRY_SLOT 4u     // read the carry from slot 1 and write slot 0 (else the reverse)
+#define VKC_DEVICE_FLAG_FORCE_FALLBACK 8u // test setting: never trust the predecessor's post
+#define VKC_DEVICE_FLAG_IN_PLACE 16u      // output aliases input
+#define VKC_DEVICE_FLAG_STATS 32u         // count look-back rounds, chunks walked and fallbacks
+#define VKC_DEVICE_FLAG_PREFETCH 64u      // look-back rounds touch the input of a chunk about to start
+
+// ---- device_scan.comp: scratch words (binding 2, uint words; device/scratch.glsl says more) ----
+#define VKC_STATE_TICKET 0u         // MODE_SCAN's chunk ticket: bit 31 the parity, bits 0-30 the count
+#define VKC_STATE_FINISHED 1u       // reduce's finished-group counter
+#define VKC_STATE_CARRY_0 2u        // carry slot 0: two words
+#define VKC_STATE_CARRY_1 4u        // carry slot 1: two words
+#define VKC_STATE_STAT_ROUNDS 6u    // with FLAG_STATS: three adjacent counters
+#define VKC_STATE_STAT_WALKED 7u
+#define VKC_STATE_STAT_FALLBACKS 8u
+#define VKC_STATE_DIRTY 9u          // + parity: status words each parity's last dispatch may have posted
+#define VKC_STATE_PREFETCH_SINK 11u // never written in a correct run
+#define VKC_STATE_REDUCE_TICKET 12u // integer reduce's piece ticket
+#define VKC_STATE_HEADER_WORDS 16u  // chunk statuses or totals start here, on a 32-byte boundary
+#define VKC_STATUS_SLOT_WORDS 8u    // words a look-back chunk's status slot takes (32 bytes)
+#define VKC_STATUS_BLOCK_WORDS 64u  // the two parities' status arrays alternate in blocks of this many
+
+// ---- device_scan.comp: tile limits ----
+#define VKC_DEVICE_MAX_ITEMS_PER_INVOCATION 32 // the register arrays' length
+#define VKC_DEVICE_REGISTER_CHUNK_TILES 4u     // chunks of at most this many staged tiles stay in registers
+
+#endif

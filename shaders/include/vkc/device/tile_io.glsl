@@ -1,0 +1,143 @@
+// vkcollectives device scan: moving tiles between memory and registers.
+//
+// Provides the stage (shared memory through which full tiles pass so that global loads and stores are
+// coalesced) and load_tile / store_tile in CUB's blocked arrangement, plus fetch_tile / unpack_tile,
+// the two halves of a staged load. Used by shaders/kernels/device_scan.comp, after vkc/device/scratch.glsl.
+#ifndef VKC_DEVICE_TILE_IO_GLSL
+#define VKC_DEVICE_TILE_IO_GLSL
+
+// Staged: a full tile is read with striped vector loads (neighbouring invocations, neighbouring
+// vectors: every load instruction coalesced) into shared memory, and each invocation takes its
+// consecutive items from there (CUB's BLOCK_LOAD_WARP_TRANSPOSE); stores the other way round. The
+// padding spreads an invocation's consecutive items over the banks. The subgroup path
+// needs subgroups packed in local-index order, which the host checks before choosing it.
+// One padding item every 32 items, or every 16 of 8 bytes (a row of 32 banks either way for 4 and
+// 8 bytes), so that invocations' runs of consecutive items start on different banks (64-bit items
+// padded every 32 would still meet on the same banks, and measured slower).
+const uint STAGE_PAD_EVERY = ITEM_BYTES == 8u ? 16u : 32u;
+shared ITEM_TYPE stage[stage_items + stage_items / STAGE_PAD_EVERY + 1u];
+uint padded(uint at) { return at + at / STAGE_PAD_EVERY; }
+bool tile_full(uint tile) { return (tile + 1u) * tile_items() <= params.count; }
+
+// Each subgroup moves its own contiguous part of the tile (CUB's warp transpose): no work-group
+// barrier. Without subgroups the whole work-group does, between barriers.
+#if VKC_SUBGROUP_ARITHMETIC
+uint stage_lanes() { return gl_SubgroupSize; }
+uint stage_lane() { return gl_SubgroupInvocationID; }
+uint stage_part() { return gl_SubgroupID * gl_SubgroupSize * items_per_invocation; } // first item of the part
+void stage_sync() {
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+}
+#else
+uint stage_lanes() { return VKC_WORKGROUP_SIZE; }
+uint stage_lane() { return gl_LocalInvocationIndex; }
+uint stage_part() { return 0u; }
+void stage_sync() { barrier(); }
+#endif
+
+#if ITEM_VEC_WIDTH > 1
+// A full staged tile in two steps, so that its loads can be in flight while other work is done: its
+// striped vectors into registers (neighbouring lanes, neighbouring vectors), then through the stage
+// into the blocked arrangement. Uniform: the barriers are safe.
+void fetch_tile(uint tile, out ITEM_VEC x[VKC_ITEMS / ITEM_VEC_WIDTH]) {
+    uint base = (tile * tile_items() + stage_part()) / ITEM_VEC_WIDTH;
+    [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+        x[j] = vectors_in[base + j * stage_lanes() + stage_lane()];
+    }
+}
+void unpack_tile(ITEM_VEC x[VKC_ITEMS / ITEM_VEC_WIDTH], inout ITEM_TYPE items[VKC_ITEMS]) {
+    uint part = stage_part();
+    [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+        uint v = j * stage_lanes() + stage_lane();
+        [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+            stage[padded(part + v * ITEM_VEC_WIDTH + c)] = x[j][c];
+        }
+    }
+    stage_sync();
+    [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+        items[i] = stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)];
+    }
+    stage_sync(); // the stage is free again
+}
+#endif
+
+void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
+    uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
+#if ITEM_VEC_WIDTH > 1
+    if (staged && tile_full(tile)) { // uniform: the barriers are safe
+        // The same two steps as the chunks that fetch before their look-back: as fast as storing each
+        // load straight into the stage, and one code path.
+        ITEM_VEC x[VKC_ITEMS / ITEM_VEC_WIDTH];
+        fetch_tile(tile, x);
+        unpack_tile(x, items);
+        return;
+    }
+#endif
+    if (first + items_per_invocation <= params.count) {
+#if ITEM_VEC_WIDTH > 1
+        [[unroll]] for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
+            ITEM_VEC x = vectors_in[first / ITEM_VEC_WIDTH + v];
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                items[v * ITEM_VEC_WIDTH + c] = x[c];
+            }
+        }
+#else
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = items_in[first + i];
+        }
+#endif
+    } else {
+        // The last, partial tile: items past the count take the identity and are not written.
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            items[i] = first + i < params.count ? items_in[first + i] : ITEM_IDENTITY;
+        }
+    }
+}
+
+void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
+    uint first = tile * tile_items() + gl_LocalInvocationIndex * items_per_invocation;
+#if ITEM_VEC_WIDTH > 1
+    if (staged && tile_full(tile)) {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            stage[padded(gl_LocalInvocationIndex * items_per_invocation + i)] = items[i];
+        }
+        stage_sync();
+        uint part = stage_part();
+        uint base = (tile * tile_items() + part) / ITEM_VEC_WIDTH;
+        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
+            uint v = j * stage_lanes() + stage_lane();
+            ITEM_VEC x;
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                x[c] = stage[padded(part + v * ITEM_VEC_WIDTH + c)];
+            }
+            vectors_out[base + v] = x;
+        }
+        stage_sync();
+        return;
+    }
+#endif
+    if (first + items_per_invocation <= params.count) {
+#if ITEM_VEC_WIDTH > 1
+        [[unroll]] for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
+            ITEM_VEC x;
+            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+                x[c] = items[v * ITEM_VEC_WIDTH + c];
+            }
+            vectors_out[first / ITEM_VEC_WIDTH + v] = x;
+        }
+#else
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            items_out[first + i] = items[i];
+        }
+#endif
+    } else {
+        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
+            if (first + i < params.count) {
+                items_out[first + i] = items[i];
+            }
+        }
+    }
+}
+
+#endif
