@@ -12,7 +12,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vkc DESTINATION ${CMAKE_INSTALL_
 # GLSL an engine #includes in its own shaders: -I <prefix>/share/vkcollectives/glsl, then
 # #include "vkc/workgroup_scan.glsl".
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/shaders/include/vkc
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/vkcollectives/glsl FILES_MATCHING PATTERN "*.glsl")
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/vkcollectives/glsl FILES_MATCHING PATTERN "*.glsl" PATTERN "*.h")
 
 # The modules this build made, and manifest.json (written by the build, see VkcShaders.cmake).
 get_target_property(_vkc_spirv vkcollectives VKC_SPIRV_FILES)
