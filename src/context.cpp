@@ -32,4 +32,10 @@ void Context::Impl::check_buffer(const Buffer& b, const char* role) const {
     if (b.owner_ != core) throw Error(std::string(role) + " is a Buffer of another Context");
 }
 
+VkInstance Context::vk_instance() const { return impl_->instance; }
+VkPhysicalDevice Context::vk_physical_device() const { return impl_->physical; }
+VkDevice Context::vk_device() const { return impl_->device; }
+uint32_t Context::queue_family() const { return impl_->queue_family; }
+VkQueue Context::queue() const { return impl_->queue; }
+
 } // namespace vkc

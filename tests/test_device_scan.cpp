@@ -7,6 +7,8 @@
 
 #include <random>
 
+#include "device_scan/shared_memory.hpp"
+
 using namespace vkc;
 using Api = verify::DeviceCase::Api;
 
@@ -479,6 +481,62 @@ TEST_CASE("device scan: bad requests get errors that name the problem") {
     CHECK_MESSAGE(m.find("result buffer is VK_NULL_HANDLE") != std::string::npos, m);
     m = message([&] { ctx.scan(a, b, Type::u32, Op::add, 4096); });
     CHECK_MESSAGE(m.find("input range holds 4096 bytes; 16384 are needed") != std::string::npos, m);
+}
+
+// Every tile ScanOptions can ask for either runs (its pipeline within maxComputeSharedMemorySize, so
+// the validation layer has nothing to say) or is refused before any work with an error naming the
+// limit; a stage that would not fit is left out unless the caller asked for it.
+TEST_CASE("device scan: every tile shape fits shared memory or is refused naming the limit") {
+    Context& ctx = test::context();
+    const uint32_t limit = ctx.device().max_shared_memory;
+    int ran = 0, refused = 0;
+    for (Type t : {Type::u32, Type::f64}) {
+        for (uint32_t size : {0u, 1000u, 100000u}) {
+            for (uint32_t items : {0u, 32u}) {
+                for (int staged : {-1, 1}) {
+                    ScanOptions o;
+                    o.algorithm = test::preferred_path();
+                    o.workgroup_size = size;
+                    o.items_per_invocation = items;
+                    o.staged = staged;
+                    ScanTile tile = ctx.scan_tile(t, o);
+                    uint64_t stage = tile.staged ? uint64_t(tile.workgroup_size) * tile.items_per_invocation : 1;
+                    uint64_t need = device_scan_shared_bytes(t, tile.workgroup_size, stage);
+                    CAPTURE(name(t));
+                    CAPTURE(tile.workgroup_size);
+                    CAPTURE(tile.items_per_invocation);
+                    CAPTURE(tile.staged);
+                    if (staged < 0 && tile.staged) CHECK(need <= limit); // a default stage always fits
+                    uint64_t count = 2 * tile.items() + 5;
+                    std::vector<uint32_t> ones(count, 1u);
+                    std::vector<double> ones_f64(count, 1.0);
+                    auto scan_u32 = [&] { return ctx.scan(std::span<const uint32_t>(ones), Op::add, o); };
+                    auto scan_f64 = [&] { return ctx.scan(std::span<const double>(ones_f64), Op::add, o); };
+                    uint64_t messages = ctx.validation_messages();
+                    if (need > limit) {
+                        std::string m = test::error_of([&] {
+                            if (t == Type::u32) scan_u32();
+                            else scan_f64();
+                        });
+                        CHECK_MESSAGE(m.find("maxComputeSharedMemorySize is " + std::to_string(limit)) !=
+                                          std::string::npos, m);
+                        ++refused;
+                    } else if (t == Type::u32) {
+                        std::vector<uint32_t> out = scan_u32();
+                        CHECK(out.back() == count);
+                        ++ran;
+                    } else {
+                        std::vector<double> out = scan_f64();
+                        CHECK(out.back() == double(count));
+                        ++ran;
+                    }
+                    CHECK(ctx.validation_messages() == messages);
+                }
+            }
+        }
+    }
+    CHECK(ran > 0);
+    MESSAGE(ran << " tile shapes ran, " << refused << " refused");
 }
 
 // Context::set_timing(on, repeats): the timed work is recorded `repeats` times back to back, each

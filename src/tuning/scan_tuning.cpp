@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "context_impl.hpp"
+#include "device_scan/shared_memory.hpp"
+#include "vkc/contract.h"
 
 namespace vkc {
 namespace {
@@ -82,13 +84,18 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
                      : wide_tile            ? t.wide_tile_items
                      : t.items              ? t.items
                                             : uint32_t(std::clamp<size_t>(t.item_bytes / size_of(type), 1, 16));
-    items = std::min(max_items_per_invocation, uint32_t(round_up(std::max(items, 1u), width)));
-    bool fits = uint64_t(size) * items * size_of(type) <= stage_bytes && width > 1;
+    items = std::min<uint32_t>(VKC_DEVICE_MAX_ITEMS_PER_INVOCATION, uint32_t(round_up(std::max(items, 1u), width)));
+    bool fits = uint64_t(size) * items * size_of(type) <= VKC_STAGE_BYTES && width > 1;
     // The reproducible passes and chunks always stage (they read a tile twice / hold a chunk).
     bool staged_by_default = t.always_staged || o.reproducible || chunk_tiles > 1 ||
                              (number64 && use == TileUse::look_back_scan && t.stage_single_tiles);
-    bool staged = o.staged < 0 ? staged_by_default : o.staged > 0;
-    return {size, items, staged && fits, chunk_tiles};
+    bool staged = (o.staged < 0 ? staged_by_default : o.staged > 0) && fits;
+    // A stage the device's shared memory cannot hold is left out, unless the caller asked for it.
+    if (staged && o.staged < 0 && dev.max_shared_memory &&
+        device_scan_shared_bytes(type, size, uint64_t(size) * items) > dev.max_shared_memory) {
+        staged = false;
+    }
+    return {size, items, staged, chunk_tiles};
 }
 
 } // namespace vkc

@@ -1,0 +1,99 @@
+// The device-wide scan's scratch and segments: how much scratch a count needs, how a count splits
+// into dispatches, and the tile each takes.
+#include <string>
+
+#include "device_scan/internal.hpp"
+#include "device_scan/shared_memory.hpp"
+
+namespace vkc {
+
+Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint64_t count, const ScanOptions& o,
+                   bool reduce) {
+    Layout l;
+    l.tile = tile;
+    uint64_t bytes = size_of(type);
+    // Segments start at multiples of 256 bytes (the largest minStorageBufferOffsetAlignment) and of
+    // the tile, hold at most 2^31 items (32-bit indices with room for a tile) and fit one binding.
+    uint64_t step = tile.items();
+    while ((step * bytes) % 256) step *= 2;
+    uint64_t most = std::min<uint64_t>(dev.max_storage_buffer_range / bytes, 1ull << 31);
+    if (o.segment_items) most = std::min(most, o.segment_items);
+    l.segment_items = std::max(step, most / step * step);
+    l.segments = ceil_div(count, l.segment_items);
+    const ScanTuning& tuning = scan_tuning(dev);
+    l.chunk_cap = o.chunks ? o.chunks : reduce ? tuning.reduce_chunk_cap : tuning.scan_chunk_cap;
+    return l;
+}
+
+
+// The words both status arrays take for this many chunks.
+uint64_t status_array_words(uint64_t chunks) {
+    return 2 * round_up(chunks * status_slot_words, status_block);
+}
+
+// `room_tile_items`: the items of the type's tile at count 0, the fewest a look-back posts for at any
+// count (a tile; f64's larger counts post for chunks of four smaller tiles, 4096 items against 2048).
+uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back, uint64_t room_tile_items) {
+    uint64_t first = std::min(count, l.segment_items); // the largest segment
+    uint64_t tiles = l.tiles_of(first);
+    uint32_t chunks, chunk_tiles;
+    l.chunks_of(tiles, chunks, chunk_tiles);
+    // Status room for every tile of the smallest shape, even where the count's tiles are larger or a
+    // look-back posts once a chunk: so the need never falls as the count grows past the sizes that
+    // widen the tile or turn chunks on (a caller sizes scratch for its largest count).
+    uint64_t body = look_back ? status_array_words(ceil_div(first, room_tile_items))
+                              : status_words(type) * chunks; // chunk totals
+    return state_header_words + std::max<uint64_t>(body, 2);
+}
+
+// Bytes of count items, or an Error where that overflows 64 bits (no buffer can hold them anyway).
+uint64_t items_bytes(uint64_t count, Type type, const char* what) {
+    uint64_t size = size_of(type);
+    if (count > (uint64_t(1) << 62) / size) {
+        throw Error(std::string(what) + ": " + std::to_string(count) + " items of " + std::string(name(type)) +
+                    " are more bytes than any buffer holds");
+    }
+    return count * size;
+}
+
+void require_op(const char* what, Type type, Op op) {
+    if (!has_op(type, op)) {
+        throw Error(std::string(what) + ": " + std::string(name(op)) + " is not defined on " +
+                    std::string(name(type)) + " items");
+    }
+}
+
+ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
+    return choose_tile(impl_->info, type, o, count, TileUse::look_back_scan);
+}
+
+void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, const char* what) {
+    uint64_t stage_items = tile.staged ? uint64_t(tile.workgroup_size) * tile.items_per_invocation : 1;
+    uint64_t shared = device_scan_shared_bytes(type, tile.workgroup_size, stage_items);
+    if (shared > dev.max_shared_memory) {
+        throw Error(std::string(what) + ": a tile of " + std::to_string(tile.workgroup_size) + " invocations x " +
+                    std::to_string(tile.items_per_invocation) + " " + std::string(name(type)) + " items" +
+                    (tile.staged ? " (staged)" : "") + " needs " + std::to_string(shared) +
+                    " bytes of shared memory; the device limit maxComputeSharedMemorySize is " +
+                    std::to_string(dev.max_shared_memory) + " (ScanOptions::workgroup_size, items_per_invocation "
+                    "and staged choose the tile)");
+    }
+}
+
+uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+    items_bytes(count, type, "scan_scratch_bytes");
+    ScanTile tile = scan_tile(type, o, count);
+    check_tile_fits(impl_->info, type, tile, "scan_scratch_bytes");
+    Layout l = make_layout(impl_->info, tile, type, count, o, false);
+    return 4 * state_words(type, l, count, !o.reproducible, scan_tile(type, o).items());
+}
+
+uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+    items_bytes(count, type, "reduce_scratch_bytes");
+    ScanTile tile = reduce_tile(impl_->info, type, o);
+    check_tile_fits(impl_->info, type, tile, "reduce_scratch_bytes");
+    Layout l = make_layout(impl_->info, tile, type, count, o, true);
+    return 4 * state_words(type, l, count, false, l.tile.items());
+}
+
+} // namespace vkc

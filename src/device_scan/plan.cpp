@@ -1,0 +1,250 @@
+// Device-wide scan and reduce plans: the fills, dispatches and barriers of a scan or reduce, made
+// once and recorded into any command buffer of the device.
+#include <algorithm>
+#include <cstring>
+
+#include "device_scan/internal.hpp"
+#include "environment.hpp"
+
+namespace vkc {
+
+namespace {
+// Predecessors a look-back round reads (capped at the work-group size by the shader).
+uint32_t lookback_window(uint32_t workgroup_size) {
+    return environment::lookback_window().value_or(std::min<uint32_t>(workgroup_size, 32));
+}
+bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
+    return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
+}
+} // namespace
+
+ScanPlan::ScanPlan() = default;
+ScanPlan::ScanPlan(ScanPlan&&) noexcept = default;
+ScanPlan& ScanPlan::operator=(ScanPlan&&) noexcept = default;
+ScanPlan::~ScanPlan() = default;
+uint64_t ScanPlan::count() const { return state_ ? state_->count : 0; }
+uint32_t ScanPlan::dispatches() const { return state_ ? state_->dispatches : 0; }
+
+void ScanPlan::record(VkCommandBuffer cmd) const {
+    if (!state_ || state_->steps.empty()) return; // nothing to scan
+    const State& s = *state_;
+    if (!s.core->context_alive) throw Error("ScanPlan::record: the plan's Context was destroyed");
+    const DeviceTable& vk = s.core->vk;
+    const uint64_t failed_before = s.core->failed_allocations;
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
+    for (const State::Step& step : s.steps) {
+        VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        switch (step.kind) {
+        case State::Step::fill: vk.vkCmdFillBuffer(cmd, step.buffer, step.offset, step.size, 0); break;
+        case State::Step::to_compute: // the fills land before the shader reads the state
+            barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+            barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                    &barrier, 0, nullptr, 0, nullptr);
+            break;
+        case State::Step::compute_to_compute: // one dispatch's state and output before the next fill and dispatch
+            barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            barrier.dstAccessMask =
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+                                    &barrier, 0, nullptr, 0, nullptr);
+            break;
+        case State::Step::dispatch:
+            vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.layout, 0, 1, &s.sets[step.set], 0,
+                                       nullptr);
+            vk.vkCmdPushConstants(cmd, s.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(DeviceScanParams),
+                                  &step.params);
+            vk.vkCmdDispatch(cmd, step.grid_x, step.grid_y, 1);
+            break;
+        }
+    }
+    s.core->check_allocations(failed_before, "ScanPlan::record");
+}
+
+ScanPlan Context::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
+                            const BufferRange& scratch, const ScanOptions& o) {
+    return impl_->make_plan(false, type, op, count, input, output, scratch, o, false, 0);
+}
+
+ScanPlan Context::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
+                              const BufferRange& scratch, const ScanOptions& o) {
+    return impl_->make_plan(true, type, op, count, input, result, scratch, o, false, 0);
+}
+
+// One builder for scan and reduce. carry_in/carry_slot: a running total comes in from an earlier
+// plan on the same scratch (streamed host arrays), in that slot.
+ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
+                            const BufferRange& out, const BufferRange& scratch, const ScanOptions& o, bool carry_in,
+                            uint32_t carry_slot) {
+    const DeviceInfo& dev = info;
+    const char* what = reduce ? "reduce" : "scan";
+    items_bytes(count, type, what);
+    require_op(what, type, op);
+    const ModuleInfo* m = &context.select_module(Collective::device_scan, type, op, o.algorithm);
+    ScanTile tile = reduce ? reduce_tile(info, type, o) : context.scan_tile(type, o, count);
+    if (m->path == Path::subgroup && !context.subgroups_packed({tile.workgroup_size})) {
+        m = &context.select_module(Collective::device_scan, type, op, Path::shared_memory);
+    }
+    check_shape({tile.workgroup_size});
+    check_tile_fits(dev, type, tile, what);
+    uint64_t bytes = size_of(type);
+    Layout l = make_layout(dev, tile, type, count, o, reduce);
+    uint64_t in_bytes = count * bytes;
+    uint64_t out_bytes = reduce ? bytes : in_bytes;
+    uint64_t scratch_need = reduce ? context.reduce_scratch_bytes(type, count, o) : context.scan_scratch_bytes(type, count, o);
+    uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
+    auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
+        if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
+        if (r.offset % align) {
+            throw Error(std::string(what) + ": the " + role + " offset " + std::to_string(r.offset) +
+                        " is not a multiple of " + std::to_string(align) +
+                        " (16 bytes and minStorageBufferOffsetAlignment)");
+        }
+        if (r.size < need) {
+            throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(r.size) +
+                        " bytes; " + std::to_string(need) + " are needed");
+        }
+    };
+    if (count > 0 || reduce) {
+        if (count > 0) check_range(in, in_bytes, "input");
+        check_range(out, out_bytes, reduce ? "result" : "output");
+        check_range(scratch, scratch_need, "scratch");
+        bool same = in.buffer == out.buffer && in.offset == out.offset;
+        if (count > 0 && !(same && !reduce) && overlaps(in, in_bytes, out, out_bytes)) {
+            throw Error(std::string(what) + ": the " + (reduce ? "result" : "output") +
+                        " range overlaps the input without being the same range");
+        }
+        if (overlaps(scratch, scratch_need, in, in_bytes) || overlaps(scratch, scratch_need, out, out_bytes)) {
+            throw Error(std::string(what) + ": the scratch range overlaps the input or the output");
+        }
+    }
+    ScanPlan plan;
+    plan.state_ = std::make_unique<ScanPlan::State>();
+    ScanPlan::State& st = *plan.state_;
+    st.core = core;
+    st.layout = pipeline_layout;
+    st.count = count;
+    st.carry_slot_after = carry_slot;
+    // A reduce of nothing still runs one empty chunk, which writes the identity (or the carry).
+    uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
+    if (segments == 0) return plan;
+    bool packed = m->path == Path::subgroup;
+    // A pipeline compiles the path its plan takes (module_spec_kernel).
+    uint32_t path = reduce || o.reproducible             ? device_scan_path_chunk_passes
+                    : tile.look_back_chunk_tiles > 1 ? device_scan_path_look_back_chunked
+                                                     : device_scan_path_look_back;
+    st.pipeline = pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
+
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.maxSets = uint32_t(segments);
+    dp.poolSizeCount = 1;
+    dp.pPoolSizes = &size;
+    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &st.pool), "vkCreateDescriptorPool");
+    std::vector<VkDescriptorSetLayout> layouts(segments, set_layout);
+    st.sets.resize(segments);
+    VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    a.descriptorPool = st.pool;
+    a.descriptorSetCount = uint32_t(segments);
+    a.pSetLayouts = layouts.data();
+    check(vk.vkAllocateDescriptorSets(device, &a, st.sets.data()), "vkAllocateDescriptorSets");
+
+    // The state binds the caller's whole scratch range, not only what this plan needs: a look-back
+    // dispatch zeroes what the one before it posted, which a larger plan may have posted further on.
+    uint64_t state_binding_bytes =
+        std::max(scratch_need, std::min<uint64_t>(scratch.size, dev.max_storage_buffer_range) / 4 * 4);
+    bool in_place = !reduce && in.buffer == out.buffer && in.offset == out.offset;
+    uint32_t spin = std::min<uint32_t>(o.spin_limit ? o.spin_limit : default_spin_limit, 0xffff);
+    using Step = ScanPlan::State::Step;
+    auto fill = [&](VkDeviceSize offset, VkDeviceSize size) {
+        st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + offset, size});
+    };
+    auto dispatch = [&](uint32_t set, const DeviceScanParams& p, uint64_t groups) {
+        Step step{Step::dispatch};
+        step.set = set;
+        step.params = p;
+        grid_for(groups, step.grid_x, step.grid_y);
+        st.steps.push_back(step);
+        ++st.dispatches;
+    };
+    for (uint64_t s = 0; s < segments; ++s) {
+        uint64_t items = count ? l.items_of(s, count) : 0;
+        uint64_t tiles = l.tiles_of(items);
+        uint64_t seg_bytes = items * bytes;
+        VkDescriptorBufferInfo infos[3] = {
+            {count ? in.buffer : out.buffer, count ? in.offset + s * l.segment_items * bytes : out.offset,
+             std::max<uint64_t>(seg_bytes, bytes)},
+            {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes,
+             reduce ? bytes : seg_bytes},
+            {scratch.buffer, scratch.offset, state_binding_bytes}};
+        VkWriteDescriptorSet writes[3] = {};
+        for (uint32_t i = 0; i < 3; ++i) {
+            writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            writes[i].dstSet = st.sets[s];
+            writes[i].dstBinding = i;
+            writes[i].descriptorCount = 1;
+            writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            writes[i].pBufferInfo = &infos[i];
+        }
+        vk.vkUpdateDescriptorSets(device, 3, writes, 0, nullptr);
+
+        DeviceScanParams p{};
+        p.count = uint32_t(items);
+        p.tiles = uint32_t(tiles);
+        p.flags = (o.exclusive ? flag_exclusive : 0) | (carry_in || s > 0 ? flag_carry_in : 0) |
+                  (st.carry_slot_after ? flag_carry_slot : 0) | (o.force_fallback ? flag_force_fallback : 0) |
+                  (in_place ? flag_in_place : 0);
+        if (s > 0) st.steps.push_back({Step::compute_to_compute});
+        // A scan of one chunk takes no ticket and a reduce of one chunk counts no groups, so they need
+        // no zeroed state: one dispatch, without a fill and the barrier after it (about 3
+        // microseconds on the H100, most of a small scan's time). Every dispatch leaves the state
+        // ready for the next (device_scan.comp), so on a scratch the caller keeps zeroed neither
+        // needs a fill, nor do later segments.
+        if (!reduce && !o.reproducible) {
+            bool stats = environment::lookback_stats();
+            p.chunk_tiles = l.tile.look_back_chunk_tiles;
+            p.chunks = uint32_t(l.look_back_chunks_of(tiles));
+            bool zero_state = p.chunks > 1 && !o.scratch_zeroed;
+            if (zero_state) {
+                // The ticket, both dirty counts and both status arrays as far as this dispatch reaches.
+                fill(4 * ticket_word, 4);
+                fill(4 * dirty_word, 4 * (state_header_words - dirty_word + status_array_words(p.chunks)));
+            }
+            if (stats) {
+                p.flags |= flag_stats;
+                fill(4 * stat_rounds_word, 4 * 3); // the three counters are adjacent
+            }
+            if (zero_state || stats) st.steps.push_back({Step::to_compute});
+            p.mode = mode_scan;
+            p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
+            // In place, a chunk past the frontier could be stored while it is being prefetched: a
+            // race, which the memory model leaves undefined even for a value no one uses.
+            bool prefetch = o.look_back_prefetch < 0 ? items * size_of(type) >= scan_tuning(dev).prefetch_min_bytes
+                                                      : o.look_back_prefetch > 0;
+            if (prefetch && !in_place) p.flags |= flag_prefetch;
+            dispatch(uint32_t(s), p, p.chunks);
+        } else {
+            l.chunks_of(tiles, p.chunks, p.chunk_tiles);
+            if (p.chunks > 1 && !o.scratch_zeroed && s == 0) {
+                // The counter, and from reduce's tile ticket on the chunk totals' words: the last group
+                // trusts a total by its flag.
+                fill(4 * finished_word, 4);
+                fill(4 * reduce_ticket_word,
+                     4 * (state_header_words - reduce_ticket_word + uint64_t(status_words(type)) * p.chunks));
+                st.steps.push_back({Step::to_compute});
+            }
+            p.mode = reduce ? mode_reduce : mode_reduce_chunks;
+            dispatch(uint32_t(s), p, p.chunks);
+            if (!reduce) {
+                st.steps.push_back({Step::compute_to_compute});
+                p.mode = mode_scan_chunks;
+                dispatch(uint32_t(s), p, p.chunks);
+            }
+        }
+        st.carry_slot_after ^= 1; // this segment wrote the other slot
+    }
+    return plan;
+}
+
+} // namespace vkc
