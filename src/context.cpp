@@ -1,4 +1,4 @@
-// The Context: construction and the state it reports. Its work lives by concern in
+// The Context: a Device (device/device.cpp) and the state it reports. Its work lives by concern in
 // device/ (instance, device, memory), pipeline/, submit/, collectives/ and device_scan/.
 #include <mutex>
 #include <string>
@@ -9,15 +9,8 @@ namespace vkc {
 
 // ---- Context ----
 
-Context::Context(const ContextOptions& options) : impl_(std::make_unique<Impl>(*this)) {
-    try {
-        impl_->create(options);
-    } catch (...) {
-        impl_->destroy();
-        throw;
-    }
-}
-Context::~Context() { impl_->destroy(); }
+Context::Context(const ContextOptions& options) : device_(options), impl_(device_.state_.get()) {}
+Context::~Context() = default;
 
 const DeviceInfo& Context::device() const { return impl_->info; }
 bool Context::validation_enabled() const { return impl_->validation_on; }

@@ -71,9 +71,7 @@ struct DeviceCore {
     ~DeviceCore();
 };
 
-struct Context::Impl {
-    explicit Impl(Context& owner) : context(owner) {}
-    Context& context; // the public face, for the operations that build on it (Contexts do not move)
+struct DeviceState {
     ContextOptions options;
     std::shared_ptr<DeviceCore> core;
     // Copies of core's handles and tables, for brevity: they never change once the device is made.
@@ -135,6 +133,17 @@ struct Context::Impl {
     void timed(const std::function<void()>& record);
     void finish_timed();
     void report_statistics(VkPipeline p, const std::string& what);
+    // What the public Context and Device forward to (their comments say what each does).
+    const ModuleInfo& select_module(Collective, Type, Op, Path preferred) const;
+    bool subgroups_packed(const WorkgroupShape& shape);
+    ScanTile scan_tile(Type, const ScanOptions&, uint64_t count) const;
+    uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions&) const;
+    uint64_t reduce_scratch_bytes(Type, uint64_t count, const ScanOptions&) const;
+    ScanPlan plan_scan(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& output,
+                       const BufferRange& scratch, const ScanOptions&);
+    ScanPlan plan_reduce(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& result,
+                         const BufferRange& scratch, const ScanOptions&);
+    std::vector<uint8_t> pipeline_cache_data() const;
     // Whether float add and mul modules of this bit width are created with DenormPreserve.
     bool keeps_denormals(uint32_t width) const;
     // kernel_constant: specialization constant 8 (module_spec_kernel), whose use is the kernel's: the
@@ -172,7 +181,6 @@ struct Context::Impl {
     ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
                        const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot);
     void run_plan(const ScanPlan&);
-    Buffer& scratch_for(uint64_t bytes);
     void check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
                        uint64_t output_bytes) const;
 };

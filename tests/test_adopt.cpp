@@ -214,12 +214,16 @@ void run_in_engine_commands(const EngineDevice& e, const ScanPlan& plan) {
 // A scan of `count` random items of T recorded on the engine's buffers, input and output at non-zero
 // offsets in one buffer whose other bytes hold a pattern; checked against a CPU scan, and the pattern
 // checked unchanged.
-template <class T>
-void check_engine_scan(Context& ctx, const EngineDevice& e, Type type, bool exclusive, uint64_t count, uint64_t seed) {
+const DeviceInfo& info_of(const Context& c) { return c.device(); }
+const DeviceInfo& info_of(const Device& d) { return d.info(); }
+
+// ctx: a Context or a Device made from the engine's device.
+template <class T, class Planner>
+void check_engine_scan(Planner& ctx, const EngineDevice& e, Type type, bool exclusive, uint64_t count, uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<T> in(count);
     for (auto& x : in) x = T(rng() % 1000);
-    const uint64_t align = std::max<uint64_t>(256, ctx.device().min_storage_buffer_offset_alignment);
+    const uint64_t align = std::max<uint64_t>(256, info_of(ctx).min_storage_buffer_offset_alignment);
     const uint64_t bytes = count * sizeof(T);
     const uint64_t in_at = align, out_at = (in_at + bytes + align) / align * align;
     const uint64_t data_size = out_at + bytes + align;
@@ -278,6 +282,33 @@ TEST_CASE("adopted device: plans recorded into the engine's command buffer on th
         CHECK(wrong == 0);
         CHECK(ctx.reduce(std::span<const uint32_t>(items), Op::add) == running);
     } // the Context goes first, then the engine's device and instance: nothing of theirs destroyed twice
+    CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
+}
+
+TEST_CASE("engine device: a vkc::Device made from the engine's device sizes scratch and records plans") {
+    engine_messages = 0;
+    {
+        EngineDevice engine(true);
+        ContextOptions options;
+        options.adopt = engine.adopted();
+        Device gpu(options);
+        CHECK(gpu.info().name == test::context().device().name);
+        const uint64_t tile = gpu.scan_tile(Type::u32).items();
+        check_engine_scan<uint32_t>(gpu, engine, Type::u32, false, 9 * tile + 7, 11);
+        check_engine_scan<uint32_t>(gpu, engine, Type::u32, true, tile + 1, 12);
+        if (engine.features.features.shaderInt64) {
+            check_engine_scan<uint64_t>(gpu, engine, Type::u64, false, 4 * gpu.scan_tile(Type::u64).items() + 1, 13);
+        }
+        CHECK(gpu.vk_pipeline_cache() != VK_NULL_HANDLE);
+        CHECK(!gpu.pipeline_cache_data().empty());
+        // A moved-from Device is empty; the moved-to one keeps working.
+        Device moved = std::move(gpu);
+        check_engine_scan<uint32_t>(moved, engine, Type::u32, false, 2 * tile, 14);
+        // A Context made the same way is the same kind of Device underneath.
+        Context ctx(options);
+        CHECK(ctx.as_device().info().name == moved.info().name);
+        check_engine_scan<uint32_t>(ctx.as_device(), engine, Type::u32, false, 3 * tile + 2, 15);
+    }
     CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
 }
 

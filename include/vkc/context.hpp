@@ -1,5 +1,6 @@
-// vkcollectives: the host runtime. A Context owns a Vulkan instance, device and queue, creates
-// pipelines from the embedded modules (cached per module and work-group shape), and runs them.
+// vkcollectives: the convenience layer. A Context is a vkc::Device (include/vkc/device.hpp) with
+// Buffers, uploads and downloads, and a queue it submits to and waits on: it runs the work-group
+// collectives, block scans and device-wide scans on its own Buffers and on host arrays.
 //
 //   vkc::Context ctx;                                   // picks a device (see ContextOptions::device)
 //   std::vector<uint32_t> items = {3, 1, 7, 0, 4, 1, 6, 3};
@@ -19,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "vkc/device.hpp"
 #include "vkc/device_scan.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
@@ -28,103 +30,6 @@
 namespace vkc {
 VKC_API_BEGIN
 
-
-struct DeviceCore; // private: the device a Context, its Buffers and plans share
-
-// VkPhysicalDeviceType, by the same values.
-enum class DeviceType : uint32_t { other = 0, integrated_gpu = 1, discrete_gpu = 2, virtual_gpu = 3, cpu = 4 };
-
-struct DeviceInfo {
-    uint32_t index = 0;                 // position in the instance's device list (VKC_DEVICE=<index>)
-    std::string name;                   // VkPhysicalDeviceProperties::deviceName
-    std::string driver;                 // driver name and info where the device reports them
-    DeviceType type = DeviceType::other;
-    uint32_t api_version = 0;
-    uint32_t subgroup_size = 0;         // default subgroup size in compute
-    uint32_t min_subgroup_size = 0;     // range the device may use (equal to subgroup_size without
-    uint32_t max_subgroup_size = 0;     // VK_EXT_subgroup_size_control)
-    Feature features = Feature::none;   // what of vkc::Feature the device supports
-    uint32_t max_workgroup_invocations = 0;
-    uint32_t max_workgroup_size[3] = {0, 0, 0};
-    uint32_t max_workgroup_count[3] = {0, 0, 0};
-    uint32_t max_shared_memory = 0;     // bytes
-    uint64_t max_storage_buffer_range = 0;
-    uint64_t min_storage_buffer_offset_alignment = 0;
-    uint64_t max_memory_allocation_size = 0; // maxMemoryAllocationSize: the largest Buffer
-    // Float controls (VkPhysicalDeviceFloatControlsProperties) for 16-, 32- and 64-bit floats: whether a
-    // module may ask the device to preserve denormals, or to flush them. Neither says what the device
-    // does by default: NVIDIA flushes float32 denormals in add and mul (min and max keep them on every
-    // device, see README). False where the device does not report float controls.
-    bool float_controls_known = false;
-    bool denorm_preserve[3] = {false, false, false};
-    bool denorm_flush[3] = {false, false, false};
-    std::string type_name() const;      // "discrete GPU", "CPU", ...
-};
-
-// Lists the Vulkan devices (creates a temporary instance). Throws Error when no Vulkan loader exists.
-std::vector<DeviceInfo> list_devices();
-
-// An engine's own Vulkan device, for a Context to work on instead of creating one
-// (ContextOptions::adopt): its plans then record into the engine's command buffers on the engine's
-// VkBuffers. The Context destroys none of these objects; they must outlive it, and so must every
-// command buffer that recorded its plans finish before it is destroyed.
-struct AdoptedDevice {
-    // The instance must have been created for Vulkan 1.1 or later (vkc queries the device with
-    // vkGetPhysicalDeviceProperties2 and Features2), and the device must offer Vulkan 1.1.
-    VkInstance instance = nullptr;
-    VkPhysicalDevice physical_device = nullptr;
-    VkDevice device = nullptr;
-    // A queue of a family with compute. The Context submits to it only in its own calls that wait for
-    // their result (run, scan and reduce on Buffers or host arrays, upload, download); the caller keeps
-    // its own use of the queue apart from those, as Vulkan's external synchronisation asks.
-    uint32_t queue_family = 0;
-    VkQueue queue = nullptr;
-    // The VkPhysicalDeviceFeatures2 chain the device was created with, since Vulkan cannot be asked
-    // what was enabled (a device made with pEnabledFeatures: wrap those in a VkPhysicalDeviceFeatures2).
-    // Read: shaderInt64, shaderFloat64, shaderInt16, and in the chain VkPhysicalDeviceVulkan11Features,
-    // VkPhysicalDeviceVulkan12Features, or the 8/16-bit storage, float16/int8 and subgroup extended
-    // types structs. Modules that need a feature the chain does not enable are not used (a request
-    // that has no other module gets an UnsupportedError naming the feature). Null: none enabled.
-    const VkPhysicalDeviceFeatures2* enabled_features = nullptr;
-    // Optional: the engine's vkGetInstanceProcAddr (its own loader, or one that puts its layers in
-    // front), from which every instance and device function the Context calls is loaded. Null
-    // (default): the system loader's, from libvulkan.so.1.
-    PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
-};
-
-struct ContextOptions {
-    // Which device: its index in list_devices() ("1") or part of its name ("llvmpipe"), any case.
-    // Empty (default): the VKC_DEVICE environment variable, else a discrete GPU, else an integrated
-    // GPU, else whatever exists (lavapipe included).
-    std::string device;
-    // Enable VK_LAYER_KHRONOS_validation when installed, with synchronization validation, and count its
-    // warnings and errors. Default off; VKC_VALIDATION=1 turns it on too.
-    bool validation = false;
-    // Never use subgroup modules, as on a device without subgroup arithmetic. Default off;
-    // VKC_SHARED_MEMORY_ONLY=1 turns it on too.
-    bool shared_memory_only = false;
-    // Treat these features as missing, as on a device without them (tests use it to reach the
-    // fallback and error paths on a device that has everything). Default none.
-    Feature hide_features = Feature::none;
-    // Work on an engine's device instead of creating one (adopt.device set). `device` is then
-    // ignored, and so is `validation`: layers are the engine's to enable on its instance.
-    AdoptedDevice adopt;
-    // Optional: host memory callbacks for every Vulkan object the Context creates (the instance and
-    // device too, where it creates them). Copied: the struct need not outlive this call, the
-    // functions and their pUserData must outlive the Context and its Buffers and plans. Default null.
-    const VkAllocationCallbacks* allocator = nullptr;
-    // Optional: a pipeline cache of the caller's on the same device, through which every pipeline is
-    // created (an engine's own, that it saves as it likes). The Context neither destroys nor saves it.
-    // Default null: the Context makes its own, loaded from and saved to pipeline_cache_path.
-    VkPipelineCache pipeline_cache = nullptr;
-    // File the Context's own pipeline cache is read from when it is made and written to when it is
-    // destroyed (data of another device or driver is ignored by Vulkan). Empty (default): the
-    // VKC_PIPELINE_CACHE environment variable; if that is empty too, the cache lives in memory only.
-    std::string pipeline_cache_path;
-    // Initial data for the Context's own pipeline cache (from Context::pipeline_cache_data() of an
-    // earlier run), used where no file is named. Default empty.
-    std::vector<uint8_t> pipeline_cache_data;
-};
 
 // A device-local storage buffer. Move only. It keeps its device alive, so it may outlive its Context;
 // a Context accepts only its own Buffers.
@@ -139,6 +44,7 @@ public:
 
 private:
     friend class Context;
+    friend struct DeviceState;
     std::shared_ptr<DeviceCore> owner_;
     VkBuffer buffer_ = nullptr;
     VkDeviceMemory memory_ = nullptr;
@@ -314,10 +220,16 @@ public:
         return run(request, std::span<const T>(items));
     }
 
-    struct Impl; // src/context_impl.hpp
+    // The Device this Context builds on: an engine that adopted its device through the Context can
+    // hand it to code written for vkc::Device.
+    const Device& as_device() const { return device_; }
+    Device& as_device() { return device_; }
+
+    using Impl = DeviceState; // src/context_impl.hpp
 
 private:
-    std::unique_ptr<Impl> impl_;
+    Device device_;
+    Impl* impl_; // device_'s state
 };
 
 VKC_API_END

@@ -143,6 +143,7 @@ public:
 
 private:
     friend class Context;
+    friend struct DeviceState;
     std::unique_ptr<State> state_;
 };
 

@@ -29,7 +29,7 @@ uint64_t BroadcastSource::linear(const WorkgroupShape& s) const {
     }
 }
 
-const ModuleInfo& Context::select_module(Collective c, Type t, Op op, Path preferred) const {
+const ModuleInfo& Context::Impl::select_module(Collective c, Type t, Op op, Path preferred) const {
     bool op_matters = has_op(c);
     bool type_matters = c != Collective::all && c != Collective::any;
     if (type_matters && op_matters && !has_op(t, op)) {
@@ -41,18 +41,20 @@ const ModuleInfo& Context::select_module(Collective c, Type t, Op op, Path prefe
         if (m.collective != c || (type_matters && m.type != t) || (op_matters && m.op != op)) continue;
         (m.path == Path::subgroup ? subgroup : shared) = &m;
     }
-    Feature have = impl_->info.features;
+    Feature have = info.features;
     auto missing = [&](const ModuleInfo* m) { return m->required & ~have; };
-    bool want_subgroup = preferred == Path::subgroup && !impl_->options.shared_memory_only;
+    bool want_subgroup = preferred == Path::subgroup && !options.shared_memory_only;
     if (subgroup && want_subgroup && !any(missing(subgroup))) return *subgroup;
     if (shared && !any(missing(shared))) return *shared;
     std::string what = std::string(name(c)) + (op_matters ? std::string(" ") + std::string(name(op)) : "") +
                        (type_matters ? std::string(" on ") + std::string(name(t)) : "");
     if (!shared && !subgroup) throw Error("no module was built for " + what);
     const ModuleInfo* closest = shared ? shared : subgroup;
-    throw UnsupportedError(impl_->info.name + " cannot run " + what + ": it lacks " +
+    throw UnsupportedError(info.name + " cannot run " + what + ": it lacks " +
                            feature_names(missing(closest)));
 }
+
+const ModuleInfo& Context::select_module(Collective c, Type t, Op op, Path preferred) const { return impl_->select_module(c, t, op, preferred); }
 
 
 
@@ -165,31 +167,35 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
 }
 
 
-bool Context::subgroups_packed(const WorkgroupShape& s) {
+bool Context::Impl::subgroups_packed(const WorkgroupShape& s) {
     auto key = std::make_tuple(s.x, s.y, s.z);
-    auto it = impl_->packed_shapes.find(key);
-    if (it != impl_->packed_shapes.end()) return it->second;
+    auto it = packed_shapes.find(key);
+    if (it != packed_shapes.end()) return it->second;
     bool packed = false;
-    if (any(impl_->info.features & Feature::subgroup_basic)) {
+    if (any(info.features & Feature::subgroup_basic)) {
         const ModuleInfo* probe = nullptr;
         for (const ModuleInfo& m : modules()) {
             if (m.collective == Collective::layout_probe) probe = &m;
         }
         if (!probe) throw Error("the layout probe module is missing from the build");
         uint64_t n = s.size();
-        Buffer out = create_buffer((n + 1) * sizeof(uint32_t));
+        // Host-visible, so the probe's answer is read without a staged copy.
+        const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        Buffer out = make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
         ModuleParams params{};
         params.count = uint32_t(n + 1);
         params.group_count = 1;
-        impl_->dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
+        dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
         std::vector<uint32_t> place(n + 1);
-        download(out, place.data(), out.size());
+        std::memcpy(place.data(), out.mapped_, out.size());
         packed = true;
         for (uint32_t i = 0; i < n; ++i) packed = packed && place[i] == i;
     }
-    impl_->packed_shapes[key] = packed;
+    packed_shapes[key] = packed;
     return packed;
 }
+
+bool Context::subgroups_packed(const WorkgroupShape& s) { return impl_->subgroups_packed(s); }
 
 void Context::Impl::dispatch(const Dispatch& d) {
     VkPipeline p = pipeline(*d.module, d.shape, d.packed, d.items, d.staged, d.kernel_constant);

@@ -63,9 +63,11 @@ void require_op(const char* what, Type type, Op op) {
     }
 }
 
-ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
-    return choose_tile(impl_->info, type, o, count, TileUse::look_back_scan);
+ScanTile Context::Impl::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
+    return choose_tile(info, type, o, count, TileUse::look_back_scan);
 }
+
+ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) const { return impl_->scan_tile(type, o, count); }
 
 void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, const char* what) {
     uint64_t stage_items = tile.staged ? uint64_t(tile.workgroup_size) * tile.items_per_invocation : 1;
@@ -80,20 +82,24 @@ void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, con
     }
 }
 
-uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+uint64_t Context::Impl::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
     items_bytes(count, type, "scan_scratch_bytes");
     ScanTile tile = scan_tile(type, o, count);
-    check_tile_fits(impl_->info, type, tile, "scan_scratch_bytes");
-    Layout l = make_layout(impl_->info, tile, type, count, o, false);
-    return 4 * state_words(type, l, count, !o.reproducible, scan_tile(type, o).items());
+    check_tile_fits(info, type, tile, "scan_scratch_bytes");
+    Layout l = make_layout(info, tile, type, count, o, false);
+    return 4 * state_words(type, l, count, !o.reproducible, scan_tile(type, o, 0).items());
 }
 
-uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const { return impl_->scan_scratch_bytes(type, count, o); }
+
+uint64_t Context::Impl::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
     items_bytes(count, type, "reduce_scratch_bytes");
-    ScanTile tile = reduce_tile(impl_->info, type, o);
-    check_tile_fits(impl_->info, type, tile, "reduce_scratch_bytes");
-    Layout l = make_layout(impl_->info, tile, type, count, o, true);
+    ScanTile tile = reduce_tile(info, type, o);
+    check_tile_fits(info, type, tile, "reduce_scratch_bytes");
+    Layout l = make_layout(info, tile, type, count, o, true);
     return 4 * state_words(type, l, count, false, l.tile.items());
 }
+
+uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const { return impl_->reduce_scratch_bytes(type, count, o); }
 
 } // namespace vkc

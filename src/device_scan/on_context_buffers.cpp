@@ -11,6 +11,19 @@ namespace vkc {
 
 namespace {
 BufferRange whole(const Buffer& b) { return {b.handle(), 0, b.size()}; }
+
+// The Context's own scratch, zeroed when it is made and kept zeroed by every plan on it
+// (ScanOptions::scratch_zeroed), so its scans and reduces record no fill.
+Buffer& scratch_for(Context& context, Context::Impl& impl, uint64_t bytes) {
+    if (impl.scratch.size() < bytes) {
+        impl.scratch = Buffer();
+        Buffer fresh = context.create_buffer(std::max<uint64_t>(bytes, 4096));
+        std::vector<uint8_t> zeros(fresh.size());
+        context.upload(fresh, zeros.data(), zeros.size());
+        impl.scratch = std::move(fresh);
+    }
+    return impl.scratch;
+}
 } // namespace
 
 void Context::Impl::run_plan(const ScanPlan& plan) {
@@ -25,22 +38,10 @@ void Context::Impl::run_plan(const ScanPlan& plan) {
     finish_timed();
 }
 
-// The Context's own scratch, zeroed when it is made and kept zeroed by every plan on it
-// (ScanOptions::scratch_zeroed), so its scans and reduces record no fill.
-Buffer& Context::Impl::scratch_for(uint64_t bytes) {
-    if (scratch.size() < bytes) {
-        scratch = Buffer();
-        Buffer fresh = context.create_buffer(std::max<uint64_t>(bytes, 4096));
-        std::vector<uint8_t> zeros(fresh.size());
-        context.upload(fresh, zeros.data(), zeros.size());
-        scratch = std::move(fresh);
-    }
-    return scratch;
-}
 
 // Checks before the Context's own scratch grows for the call.
-void Context::Impl::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
-                            uint64_t output_bytes) const {
+void Context::Impl::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes,
+                                  const Buffer& output, uint64_t output_bytes) const {
     check_buffer(input, "the input");
     check_buffer(output, "the output");
     if (input.size() < input_bytes) {
@@ -58,7 +59,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
     uint64_t bytes = items_bytes(count, type, "scan");
     impl_->check_buffers("scan", input, bytes, output, bytes);
     if (count == 0) return;
-    Buffer& scratch = impl_->scratch_for(scan_scratch_bytes(type, count, o));
+    Buffer& scratch = scratch_for(*this, *impl_, scan_scratch_bytes(type, count, o));
     ScanPlan plan =
         impl_->make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), on_own_scratch(o), false, 0);
     impl_->run_plan(plan);
@@ -76,7 +77,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
 
 void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {
     impl_->check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
-    Buffer& scratch = impl_->scratch_for(reduce_scratch_bytes(type, count, o));
+    Buffer& scratch = scratch_for(*this, *impl_, reduce_scratch_bytes(type, count, o));
     BufferRange in = count ? whole(input) : BufferRange{};
     impl_->run_plan(impl_->make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
 }
@@ -92,7 +93,7 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::min(round_up(chunk, tile.items()), count); // whole tiles, so every chunk is 16-byte aligned
     Buffer device = create_buffer(chunk * bytes);
-    Buffer& scratch = impl_->scratch_for(scan_scratch_bytes(type, chunk, o));
+    Buffer& scratch = scratch_for(*this, *impl_, scan_scratch_bytes(type, chunk, o));
     uint32_t slot = 0;
     for (uint64_t first = 0; first < count; first += chunk) {
         uint64_t n = std::min(chunk, count - first);
@@ -115,7 +116,7 @@ void Context::reduce_host(const void* items, void* result, uint64_t count, Type 
     chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
     Buffer device = create_buffer(chunk * bytes);
     Buffer total = create_buffer(bytes);
-    Buffer& scratch = impl_->scratch_for(reduce_scratch_bytes(type, chunk, o));
+    Buffer& scratch = scratch_for(*this, *impl_, reduce_scratch_bytes(type, chunk, o));
     uint32_t slot = 0;
     uint64_t first = 0;
     do {

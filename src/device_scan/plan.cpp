@@ -62,15 +62,21 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
     s.core->check_allocations(failed_before, "ScanPlan::record");
 }
 
-ScanPlan Context::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
+ScanPlan Context::Impl::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
                             const BufferRange& scratch, const ScanOptions& o) {
-    return impl_->make_plan(false, type, op, count, input, output, scratch, o, false, 0);
+    return make_plan(false, type, op, count, input, output, scratch, o, false, 0);
+}
+
+ScanPlan Context::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
+                            const BufferRange& scratch, const ScanOptions& o) { return impl_->plan_scan(type, op, count, input, output, scratch, o); }
+
+ScanPlan Context::Impl::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
+                              const BufferRange& scratch, const ScanOptions& o) {
+    return make_plan(true, type, op, count, input, result, scratch, o, false, 0);
 }
 
 ScanPlan Context::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
-                              const BufferRange& scratch, const ScanOptions& o) {
-    return impl_->make_plan(true, type, op, count, input, result, scratch, o, false, 0);
-}
+                              const BufferRange& scratch, const ScanOptions& o) { return impl_->plan_reduce(type, op, count, input, result, scratch, o); }
 
 // One builder for scan and reduce. carry_in/carry_slot: a running total comes in from an earlier
 // plan on the same scratch (streamed host arrays), in that slot.
@@ -81,10 +87,10 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
     const char* what = reduce ? "reduce" : "scan";
     items_bytes(count, type, what);
     require_op(what, type, op);
-    const ModuleInfo* m = &context.select_module(Collective::device_scan, type, op, o.algorithm);
-    ScanTile tile = reduce ? reduce_tile(info, type, o) : context.scan_tile(type, o, count);
-    if (m->path == Path::subgroup && !context.subgroups_packed({tile.workgroup_size})) {
-        m = &context.select_module(Collective::device_scan, type, op, Path::shared_memory);
+    const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
+    ScanTile tile = reduce ? reduce_tile(info, type, o) : scan_tile(type, o, count);
+    if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
+        m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
     }
     check_shape({tile.workgroup_size});
     check_tile_fits(dev, type, tile, what);
@@ -92,7 +98,7 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
     Layout l = make_layout(dev, tile, type, count, o, reduce);
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
-    uint64_t scratch_need = reduce ? context.reduce_scratch_bytes(type, count, o) : context.scan_scratch_bytes(type, count, o);
+    uint64_t scratch_need = reduce ? reduce_scratch_bytes(type, count, o) : scan_scratch_bytes(type, count, o);
     uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
         if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");

@@ -56,9 +56,11 @@ std::vector<uint8_t> read_pipeline_cache(const DeviceTable& vk, VkDevice device,
 }
 } // namespace
 
-std::vector<uint8_t> Context::pipeline_cache_data() const {
-    return read_pipeline_cache(impl_->vk, impl_->device, impl_->pipeline_cache);
+std::vector<uint8_t> Context::Impl::pipeline_cache_data() const {
+    return read_pipeline_cache(vk, device, pipeline_cache);
 }
+
+std::vector<uint8_t> Context::pipeline_cache_data() const { return impl_->pipeline_cache_data(); }
 
 VkPipelineCache Context::vk_pipeline_cache() const { return impl_->pipeline_cache; }
 
