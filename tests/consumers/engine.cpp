@@ -2,7 +2,7 @@
 //   ENGINE_VOLK=0: it links the Vulkan loader and calls Vulkan through vulkan.h's prototypes;
 //   ENGINE_VOLK=1: it compiles its own volk and calls Vulkan through volk's globals;
 //   VKC_FIRST=1: <vkc/vkc.hpp> comes before the engine's Vulkan header, else after.
-// It makes its own instance, device and buffers, adopts them into a vkc::Context, records a scan plan
+// It makes its own instance, device and buffers, makes a vkc::Device of them, records a scan plan
 // into its own command buffer and checks the sums; then it makes Contexts of its own with and without
 // validation, on several threads, and checks that its own Vulkan calls still work afterwards.
 // Exit 0 and "engine: ok" on success.
@@ -146,14 +146,14 @@ struct HostBuffer {
 // The engine's frame: a vkcollectives scan plan recorded into its own command buffer, with the
 // barriers the plan's contract asks of the caller (include/vkc/device_scan.hpp).
 void scan_in_engine(const Engine& e) {
-    vkc::Context ctx(vkc::ContextOptions{.adopt = e.adopted()});
+    vkc::Device gpu(vkc::ContextOptions{.adopt = e.adopted()});
     const uint64_t count = 100000;
     const VkDeviceSize bytes = count * sizeof(uint32_t);
-    const VkDeviceSize scratch_bytes = ctx.scan_scratch_bytes(vkc::Type::u32, count);
+    const VkDeviceSize scratch_bytes = gpu.scan_scratch_bytes(vkc::Type::u32, count);
     HostBuffer input(e, bytes), output(e, bytes), scratch(e, scratch_bytes);
     auto* in = static_cast<uint32_t*>(input.data);
     for (uint64_t i = 0; i < count; ++i) in[i] = uint32_t(i * 2654435761u >> 20);
-    vkc::ScanPlan plan = ctx.plan_scan(vkc::Type::u32, vkc::Op::add, count, {input.buffer, 0, bytes},
+    vkc::ScanPlan plan = gpu.plan_scan(vkc::Type::u32, vkc::Op::add, count, {input.buffer, 0, bytes},
                                        {output.buffer, 0, bytes}, {scratch.buffer, 0, scratch_bytes});
 
     VkCommandPool pool = VK_NULL_HANDLE;
