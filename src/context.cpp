@@ -9,26 +9,25 @@ namespace vkc {
 
 // ---- Context ----
 
-Context::Context(const ContextOptions& options) : device_(options), impl_(device_.state_.get()) {}
+Context::Context(const ContextOptions& options) : Device(options) {}
 Context::~Context() = default;
 
-const DeviceInfo& Context::device() const { return impl_->info; }
-bool Context::validation_enabled() const { return impl_->validation_on; }
-uint64_t Context::validation_messages() const { return impl_->core->validation_count; }
+const DeviceInfo& Context::device() const { return impl()->info; }
+bool Context::validation_enabled() const { return impl()->validation_on; }
 std::string Context::last_validation_message() const {
-    std::lock_guard<std::mutex> lock(impl_->core->validation_mutex);
-    return impl_->core->validation_last;
+    std::lock_guard<std::mutex> lock(impl()->core->validation_mutex);
+    return impl()->core->validation_last;
 }
 
-void Context::Impl::check_buffer(const Buffer& b, const char* role) const {
+void DeviceState::check_buffer(const Buffer& b, const char* role) const {
     if (!b.owner_) throw Error(std::string(role) + " is an empty Buffer (moved from, or never created)");
     if (b.owner_ != core) throw Error(std::string(role) + " is a Buffer of another Context");
 }
 
-VkInstance Context::vk_instance() const { return impl_->instance; }
-VkPhysicalDevice Context::vk_physical_device() const { return impl_->physical; }
-VkDevice Context::vk_device() const { return impl_->device; }
-uint32_t Context::queue_family() const { return impl_->queue_family; }
-VkQueue Context::queue() const { return impl_->queue; }
+VkInstance Context::vk_instance() const { return impl()->instance; }
+VkPhysicalDevice Context::vk_physical_device() const { return impl()->physical; }
+VkDevice Context::vk_device() const { return impl()->device; }
+uint32_t Context::queue_family() const { return impl()->queue_family; }
+VkQueue Context::queue() const { return impl()->queue; }
 
 } // namespace vkc

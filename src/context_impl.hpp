@@ -27,6 +27,7 @@ inline void check(VkResult result, const char* what) {
 void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what);
 
 // Items a kernel moves in one vector load (the vec_width column of include/vkc/types.def).
+// clang-format off
 inline uint32_t vector_width(Type t) {
     switch (t) {
 #define VKC_TYPE(enumerator, value, name, type_class, opencl, bytes, glsl, glsl_vec, vec_width, ...) \
@@ -35,6 +36,7 @@ inline uint32_t vector_width(Type t) {
     }
     return 1;
 }
+// clang-format on
 
 // The Vulkan device and instance a Context works on, with their function tables. Buffers and plans
 // hold it too, so it lives until the last of them is gone, whatever order the caller destroys them in.
@@ -161,7 +163,7 @@ struct DeviceState {
         const void* push_constants; // module_push_constant_bytes
         const Buffer* input;
         Buffer* output;
-        Buffer* record;             // binding 2, or null
+        Buffer* record; // binding 2, or null
         uint64_t bytes, record_bytes;
         uint32_t grid_x, grid_y;
         uint32_t kernel_constant = 0; // block modules: their flags (module_spec_kernel)

@@ -518,8 +518,8 @@ TEST_CASE("device scan: every tile shape fits shared memory or is refused naming
                             if (t == Type::u32) scan_u32();
                             else scan_f64();
                         });
-                        CHECK_MESSAGE(m.find("maxComputeSharedMemorySize is " + std::to_string(limit)) !=
-                                          std::string::npos, m);
+                        CHECK_MESSAGE(
+                            m.find("maxComputeSharedMemorySize is " + std::to_string(limit)) != std::string::npos, m);
                         ++refused;
                     } else if (t == Type::u32) {
                         std::vector<uint32_t> out = scan_u32();

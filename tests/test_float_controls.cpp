@@ -77,8 +77,8 @@ TEST_CASE("float controls: DenormPreserve added to a module is valid SPIR-V in t
         for (size_t i = 0; i < list.size(); ++i) {
             const Instruction& ins = list[i];
             if (ins.opcode == 17 && ins.operands == std::vector<uint32_t>{4464}) capability = i + 1;
-            if (ins.opcode == 10 && std::string(reinterpret_cast<const char*>(ins.operands.data())) ==
-                                        "SPV_KHR_float_controls") {
+            if (ins.opcode == 10 &&
+                std::string(reinterpret_cast<const char*>(ins.operands.data())) == "SPV_KHR_float_controls") {
                 extension = i + 1;
             }
             if (ins.opcode == 15) entry = i + 1;

@@ -137,7 +137,8 @@ int selftest(int argc, char** argv) {
     for (vkc::Type t : types) {
         if (!vkc::is_float(t) && !vkc::is_integer(t)) continue; // broadcast: scalar types
         Row row{{Collective::broadcast, t}, {}};
-        for (const auto& shape : vkc::is_opencl(t) ? shapes : few) row.cases.push_back({Collective::broadcast, t, vkc::Op::add, shape});
+        for (const auto& shape : vkc::is_opencl(t) ? shapes : few)
+            row.cases.push_back({Collective::broadcast, t, vkc::Op::add, shape});
         rows.push_back(row);
     }
     for (Collective c : {Collective::all, Collective::any}) {

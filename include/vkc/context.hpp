@@ -30,7 +30,6 @@
 namespace vkc {
 VKC_API_BEGIN
 
-
 // A device-local storage buffer. Move only. It keeps its device alive, so it may outlive its Context;
 // a Context accepts only its own Buffers.
 class Buffer {
@@ -93,22 +92,18 @@ struct BlockRequest {
     Path algorithm = Path::subgroup;
 };
 
-class Context {
+// Inherits from Device: info(), select_module(), scan_tile(), the scratch sizes, plan_scan(),
+// plan_reduce(), the pipeline cache and validation_messages() (include/vkc/device.hpp).
+class Context : public Device {
 public:
     explicit Context(const ContextOptions& options = {});
     ~Context();
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
 
-    const DeviceInfo& device() const;
+    const DeviceInfo& device() const; // = info()
     bool validation_enabled() const;
-    uint64_t validation_messages() const;      // warnings and errors seen so far
     std::string last_validation_message() const;
-
-    // The module that runs this collective on this device: the subgroup path when the device supports
-    // it for the type, else the shared-memory path. Throws UnsupportedError naming what is missing.
-    // `preferred` shared_memory picks the shared-memory module even where subgroups would do.
-    const ModuleInfo& select_module(Collective, Type, Op, Path preferred = Path::subgroup) const;
 
     // Whether the device packs the invocations of this shape into subgroups in local-index order
     // (subgroup s holds indices [s*S, (s+1)*S)), as the subgroup path of reduce and scans needs.
@@ -140,19 +135,7 @@ public:
     // Every type and op of the work-group collectives; count may be 0 (scan: nothing happens;
     // reduce: the identity) and beyond 2^32. Throws Error naming what is wrong with the arguments.
 
-    // The tile a scan of count items of this type uses on this device; reduce uses the tile of count
-    // 0. The shape and the look-back's chunk may depend on count, and the items a tile holds may grow
-    // with it (GPUs: 32-bit look-back scans of 2^22 items or more), never fall below count 0's.
-    ScanTile scan_tile(Type, const ScanOptions& = {}, uint64_t count = 0) const;
-    // Scratch bytes a plan needs for count items.
-    uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
-    uint64_t reduce_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
-    // Plans to record into the caller's command buffers, on the caller's buffers, of this Context's
-    // device (an engine's own, with ContextOptions::adopt). reduce writes one item to `result`.
-    ScanPlan plan_scan(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& output,
-                       const BufferRange& scratch, const ScanOptions& = {});
-    ScanPlan plan_reduce(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& result,
-                         const BufferRange& scratch, const ScanOptions& = {});
+    // Tiles, scratch sizes and plans: Device's (include/vkc/device.hpp).
     // On this Context's buffers, waiting for the result (output may be input: in place). With timing
     // on, last_gpu_ms() is the whole plan's GPU time.
     void scan(const Buffer& input, Buffer& output, Type, Op, uint64_t count, const ScanOptions& = {});
@@ -183,11 +166,6 @@ public:
     VkDevice vk_device() const;
     uint32_t queue_family() const;
     VkQueue queue() const;
-    // The pipeline cache pipelines are created through (ContextOptions::pipeline_cache, or the
-    // Context's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself and
-    // passes it back as pipeline_cache_data.
-    VkPipelineCache vk_pipeline_cache() const;
-    std::vector<uint8_t> pipeline_cache_data() const;
 
     template <class T>
     static constexpr Type host_type() {
@@ -220,16 +198,14 @@ public:
         return run(request, std::span<const T>(items));
     }
 
-    // The Device this Context builds on: an engine that adopted its device through the Context can
-    // hand it to code written for vkc::Device.
-    const Device& as_device() const { return device_; }
-    Device& as_device() { return device_; }
+    // The Device this Context is (for code written for vkc::Device).
+    const Device& as_device() const { return *this; }
+    Device& as_device() { return *this; }
 
     using Impl = DeviceState; // src/context_impl.hpp
 
 private:
-    Device device_;
-    Impl* impl_; // device_'s state
+    Impl* impl() const { return state_.get(); }
 };
 
 VKC_API_END

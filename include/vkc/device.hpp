@@ -35,19 +35,19 @@ struct DeviceCore; // private: the device a Context, its Buffers and plans share
 enum class DeviceType : uint32_t { other = 0, integrated_gpu = 1, discrete_gpu = 2, virtual_gpu = 3, cpu = 4 };
 
 struct DeviceInfo {
-    uint32_t index = 0;                 // position in the instance's device list (VKC_DEVICE=<index>)
-    std::string name;                   // VkPhysicalDeviceProperties::deviceName
-    std::string driver;                 // driver name and info where the device reports them
+    uint32_t index = 0; // position in the instance's device list (VKC_DEVICE=<index>)
+    std::string name;   // VkPhysicalDeviceProperties::deviceName
+    std::string driver; // driver name and info where the device reports them
     DeviceType type = DeviceType::other;
     uint32_t api_version = 0;
-    uint32_t subgroup_size = 0;         // default subgroup size in compute
-    uint32_t min_subgroup_size = 0;     // range the device may use (equal to subgroup_size without
-    uint32_t max_subgroup_size = 0;     // VK_EXT_subgroup_size_control)
-    Feature features = Feature::none;   // what of vkc::Feature the device supports
+    uint32_t subgroup_size = 0;       // default subgroup size in compute
+    uint32_t min_subgroup_size = 0;   // range the device may use (equal to subgroup_size without
+    uint32_t max_subgroup_size = 0;   // VK_EXT_subgroup_size_control)
+    Feature features = Feature::none; // what of vkc::Feature the device supports
     uint32_t max_workgroup_invocations = 0;
     uint32_t max_workgroup_size[3] = {0, 0, 0};
     uint32_t max_workgroup_count[3] = {0, 0, 0};
-    uint32_t max_shared_memory = 0;     // bytes
+    uint32_t max_shared_memory = 0; // bytes
     uint64_t max_storage_buffer_range = 0;
     uint64_t min_storage_buffer_offset_alignment = 0;
     uint64_t max_memory_allocation_size = 0; // maxMemoryAllocationSize: the largest Buffer
@@ -58,7 +58,7 @@ struct DeviceInfo {
     bool float_controls_known = false;
     bool denorm_preserve[3] = {false, false, false};
     bool denorm_flush[3] = {false, false, false};
-    std::string type_name() const;      // "discrete GPU", "CPU", ...
+    std::string type_name() const; // "discrete GPU", "CPU", ...
 };
 
 // Lists the Vulkan devices (creates a temporary instance). Throws Error when no Vulkan loader exists.
@@ -141,28 +141,39 @@ public:
     Device& operator=(Device&&) noexcept;
 
     const DeviceInfo& info() const;
-    // The module that runs this collective on this device (see Context::select_module).
+    // The module that runs this collective on this device: the subgroup path when the device supports
+    // it for the type, else the shared-memory path. Throws UnsupportedError naming what is missing.
+    // `preferred` shared_memory picks the shared-memory module even where subgroups would do.
     const ModuleInfo& select_module(Collective, Type, Op, Path preferred = Path::subgroup) const;
 
-    // Device-wide scan and reduce (include/vkc/device_scan.hpp): the tile a scan of count items
-    // takes, the scratch bytes a plan needs, and plans to record into the caller's command buffers
-    // on the caller's buffers. reduce writes one item to `result`.
+    // ---- Device-wide scan and reduce (include/vkc/device_scan.hpp) ----
+    // Every type and op of the work-group collectives; count may be 0 (scan: nothing happens;
+    // reduce: the identity) and beyond 2^32. Throws Error naming what is wrong with the arguments.
+
+    // The tile a scan of count items of this type uses on this device; reduce uses the tile of count
+    // 0. The shape and the look-back's chunk may depend on count, and the items a tile holds may grow
+    // with it (GPUs: 32-bit look-back scans of 2^22 items or more), never fall below count 0's.
     ScanTile scan_tile(Type, const ScanOptions& = {}, uint64_t count = 0) const;
+    // Scratch bytes a plan needs for count items.
     uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
     uint64_t reduce_scratch_bytes(Type, uint64_t count, const ScanOptions& = {}) const;
+    // Plans to record into the caller's command buffers, on the caller's buffers of this device.
+    // reduce writes one item to `result`.
     ScanPlan plan_scan(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& output,
                        const BufferRange& scratch, const ScanOptions& = {});
     ScanPlan plan_reduce(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& result,
                          const BufferRange& scratch, const ScanOptions& = {});
 
-    // The pipeline cache pipelines are created through, and its data (see ContextOptions).
+    // The pipeline cache pipelines are created through (ContextOptions::pipeline_cache, or the
+    // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself and
+    // passes it back as pipeline_cache_data.
     VkPipelineCache vk_pipeline_cache() const;
     std::vector<uint8_t> pipeline_cache_data() const;
-    // Validation messages seen (where the Device enabled the layer on an instance of its own).
+    // Validation messages (warnings and errors) seen, where the Device enabled the layer on an
+    // instance of its own.
     uint64_t validation_messages() const;
 
-private:
-    friend class Context;
+protected:
     std::unique_ptr<DeviceState> state_;
 };
 

@@ -14,7 +14,6 @@
 namespace vkc {
 VKC_API_BEGIN
 
-
 // Item types and operators: one line each in include/vkc/types.def, which gives their enum values
 // (fixed: part of the ABI), names and classes. Types are named in tools and messages by their OpenCL
 // names (half, int, uint, long, ulong, float, double, char, uchar, short, ushort); u32x2 ("uvec2")
@@ -93,7 +92,7 @@ struct OpRow {
     bool opencl;
 };
 inline constexpr TypeRow type_rows[] = {
-#define VKC_TYPE(enumerator, value, name, type_class, opencl, bytes, ...) \
+#define VKC_TYPE(enumerator, value, name, type_class, opencl, bytes, ...)                                              \
     {Type::enumerator, #name, #enumerator, #type_class, bytes, opencl != 0},
 #include "vkc/types.def"
 };

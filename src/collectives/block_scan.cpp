@@ -10,17 +10,17 @@ namespace vkc {
 
 void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Buffer* record) {
     const WorkgroupShape& s = r.shape;
-    impl_->check_shape(s);
+    impl()->check_shape(s);
     if (!is_block(r.collective)) throw Error(std::string(name(r.collective)) + " takes a WorkgroupRequest");
-    impl_->check_buffer(input, "the input");
-    impl_->check_buffer(output, "the output");
-    if (record) impl_->check_buffer(*record, "the record");
+    impl()->check_buffer(input, "the input");
+    impl()->check_buffer(output, "the output");
+    if (record) impl()->check_buffer(*record, "the record");
     if (r.items_per_invocation < 1 || r.items_per_invocation > 16) {
         throw Error("items_per_invocation " + std::to_string(r.items_per_invocation) + " is outside 1 to 16");
     }
     if (r.tiles_per_group < 1) throw Error("tiles_per_group is 0; each work-group needs at least one tile");
     const ModuleInfo& m = select_module(r.collective, r.type, r.op, r.algorithm);
-    uint64_t bytes = impl_->check_module_use(m, s, r.count, input, output);
+    uint64_t bytes = impl()->check_module_use(m, s, r.count, input, output);
     uint64_t tile = s.size() * r.items_per_invocation;
     uint64_t tiles = (r.count + tile - 1) / tile;
     uint64_t groups = (tiles + r.tiles_per_group - 1) / r.tiles_per_group;
@@ -42,7 +42,7 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     params.seed[2] = 0x9e3779b9u; // junk for every invocation but the first: a running prefix must ignore it
     params.seed[3] = 0x7f4a7c15u;
     uint32_t grid_x, grid_y;
-    impl_->grid_for(groups, grid_x, grid_y);
+    impl()->grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
     // One item per invocation is striped and blocked at once: no stage needed.
     // Tiles go through shared memory for coalesced access, except where an invocation's items are one
@@ -63,8 +63,8 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     // VKC_BLOCK_BATCH=N (1 to 8) overrides it, for kernel experiments (for staged tiles of one item a
     // lane, 1 turns the two register sets off).
     if (auto asked = environment::block_batch()) batch = *asked;
-    impl_->dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes, record_bytes,
-              grid_x, grid_y, params.flags | batch << VKC_BLOCK_BATCH_SHIFT});
+    impl()->dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes,
+                      record_bytes, grid_x, grid_y, params.flags | batch << VKC_BLOCK_BATCH_SHIFT});
 }
 
 } // namespace vkc

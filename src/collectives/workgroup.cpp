@@ -29,7 +29,7 @@ uint64_t BroadcastSource::linear(const WorkgroupShape& s) const {
     }
 }
 
-const ModuleInfo& Context::Impl::select_module(Collective c, Type t, Op op, Path preferred) const {
+const ModuleInfo& DeviceState::select_module(Collective c, Type t, Op op, Path preferred) const {
     bool op_matters = has_op(c);
     bool type_matters = c != Collective::all && c != Collective::any;
     if (type_matters && op_matters && !has_op(t, op)) {
@@ -50,15 +50,10 @@ const ModuleInfo& Context::Impl::select_module(Collective c, Type t, Op op, Path
                        (type_matters ? std::string(" on ") + std::string(name(t)) : "");
     if (!shared && !subgroup) throw Error("no module was built for " + what);
     const ModuleInfo* closest = shared ? shared : subgroup;
-    throw UnsupportedError(info.name + " cannot run " + what + ": it lacks " +
-                           feature_names(missing(closest)));
+    throw UnsupportedError(info.name + " cannot run " + what + ": it lacks " + feature_names(missing(closest)));
 }
 
-const ModuleInfo& Context::select_module(Collective c, Type t, Op op, Path preferred) const { return impl_->select_module(c, t, op, preferred); }
-
-
-
-void Context::Impl::check_shape(const WorkgroupShape& s) const {
+void DeviceState::check_shape(const WorkgroupShape& s) const {
     const DeviceInfo& dev = info;
     if (s.x == 0 || s.y == 0 || s.z == 0) {
         throw Error("work-group size " + s.text() + " has a zero dimension; every dimension must be at least 1");
@@ -67,8 +62,9 @@ void Context::Impl::check_shape(const WorkgroupShape& s) const {
     const uint32_t dims[3] = {s.x, s.y, s.z};
     for (int i = 0; i < 3; ++i) {
         if (dims[i] > dev.max_workgroup_size[i]) {
-            throw UnsupportedError("work-group size " + s.text() + " exceeds the device limit maxComputeWorkGroupSize." +
-                                   axis[i] + " = " + std::to_string(dev.max_workgroup_size[i]));
+            throw UnsupportedError("work-group size " + s.text() +
+                                   " exceeds the device limit maxComputeWorkGroupSize." + axis[i] + " = " +
+                                   std::to_string(dev.max_workgroup_size[i]));
         }
     }
     if (s.size() > dev.max_workgroup_invocations) {
@@ -79,8 +75,8 @@ void Context::Impl::check_shape(const WorkgroupShape& s) const {
 }
 
 // Checks what a module needs of the shape, the item count and the buffers; returns the item bytes.
-uint64_t Context::Impl::check_module_use(const ModuleInfo& m, const WorkgroupShape& s, uint64_t count, const Buffer& input,
-                                   const Buffer& output) const {
+uint64_t DeviceState::check_module_use(const ModuleInfo& m, const WorkgroupShape& s, uint64_t count,
+                                       const Buffer& input, const Buffer& output) const {
     const DeviceInfo& dev = info;
     if (count == 0) throw Error("empty input: the request has 0 items; a collective needs at least one");
     if (count > UINT32_MAX) {
@@ -107,7 +103,7 @@ uint64_t Context::Impl::check_module_use(const ModuleInfo& m, const WorkgroupSha
 }
 
 // Work-groups as a grid of up to maxComputeWorkGroupCount[0] columns.
-void Context::Impl::grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const {
+void DeviceState::grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const {
     const DeviceInfo& dev = info;
     uint64_t gx = std::min<uint64_t>(groups, dev.max_workgroup_count[0]);
     uint64_t gy = (groups + gx - 1) / gx;
@@ -120,17 +116,17 @@ void Context::Impl::grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const {
 
 void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output) {
     const WorkgroupShape& s = r.shape;
-    impl_->check_shape(s);
+    impl()->check_shape(s);
     (void)name(r.collective); // an invalid value is an Error
     if (is_block(r.collective)) throw Error("block collectives take a BlockRequest");
     if (r.collective == Collective::device_scan || r.collective == Collective::layout_probe) {
         throw Error(std::string(name(r.collective)) +
                     " is internal to the runtime: use Context::scan / reduce or subgroups_packed");
     }
-    impl_->check_buffer(input, "the input");
-    impl_->check_buffer(output, "the output");
+    impl()->check_buffer(input, "the input");
+    impl()->check_buffer(output, "the output");
     const ModuleInfo& m = select_module(r.collective, r.type, r.op);
-    uint64_t bytes = impl_->check_module_use(m, s, r.count, input, output);
+    uint64_t bytes = impl()->check_module_use(m, s, r.count, input, output);
     uint64_t per_group = s.size();
     if (r.collective == Collective::copy || r.collective == Collective::read) {
         if (r.count % 4) throw Error("copy and read move 16 bytes per invocation: count must be a multiple of 4");
@@ -147,8 +143,8 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
         if (src.dims < 1 || src.dims > 3) {
             throw Error("broadcast source has " + std::to_string(src.dims) + " coordinates; give 1, 2 or 3");
         }
-        if (src.dims == 1 ? src.id[0] >= s.size() : (src.id[0] >= s.x || src.id[1] >= s.y ||
-                                                     (src.dims == 3 && src.id[2] >= s.z))) {
+        if (src.dims == 1 ? src.id[0] >= s.size()
+                          : (src.id[0] >= s.x || src.id[1] >= s.y || (src.dims == 3 && src.id[2] >= s.z))) {
             throw Error("broadcast source local id lies outside the work-group " + s.text());
         }
         uint64_t last_group_items = r.count - (groups - 1) * s.size();
@@ -161,13 +157,12 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
         for (int i = 0; i < 3; ++i) params.source[i] = src.id[i];
     }
     uint32_t grid_x, grid_y;
-    impl_->grid_for(groups, grid_x, grid_y);
+    impl()->grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
-    impl_->dispatch({&m, s, packed, 1, false, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
+    impl()->dispatch({&m, s, packed, 1, false, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
 }
 
-
-bool Context::Impl::subgroups_packed(const WorkgroupShape& s) {
+bool DeviceState::subgroups_packed(const WorkgroupShape& s) {
     auto key = std::make_tuple(s.x, s.y, s.z);
     auto it = packed_shapes.find(key);
     if (it != packed_shapes.end()) return it->second;
@@ -180,7 +175,8 @@ bool Context::Impl::subgroups_packed(const WorkgroupShape& s) {
         if (!probe) throw Error("the layout probe module is missing from the build");
         uint64_t n = s.size();
         // Host-visible, so the probe's answer is read without a staged copy.
-        const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         Buffer out = make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
         ModuleParams params{};
         params.count = uint32_t(n + 1);
@@ -195,9 +191,9 @@ bool Context::Impl::subgroups_packed(const WorkgroupShape& s) {
     return packed;
 }
 
-bool Context::subgroups_packed(const WorkgroupShape& s) { return impl_->subgroups_packed(s); }
+bool Context::subgroups_packed(const WorkgroupShape& s) { return impl()->subgroups_packed(s); }
 
-void Context::Impl::dispatch(const Dispatch& d) {
+void DeviceState::dispatch(const Dispatch& d) {
     VkPipeline p = pipeline(*d.module, d.shape, d.packed, d.items, d.staged, d.kernel_constant);
     check(vk.vkResetDescriptorPool(device, descriptor_pool, 0), "vkResetDescriptorPool");
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -231,10 +227,9 @@ void Context::Impl::dispatch(const Dispatch& d) {
     vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, nullptr, 0, nullptr);
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p);
-    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout, 0, 1, &set, 0,
-                               nullptr);
-    vk.vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                          module_push_constant_bytes, d.push_constants);
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout, 0, 1, &set, 0, nullptr);
+    vk.vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes,
+                          d.push_constants);
     timed([&] { vk.vkCmdDispatch(cmd, d.grid_x, d.grid_y, 1); });
     finish_timed();
 }

@@ -17,7 +17,8 @@ VKAPI_ATTR void* VKAPI_CALL counted_allocation(void* user, size_t size, size_t a
 VKAPI_ATTR void* VKAPI_CALL counted_reallocation(void* user, void* original, size_t size, size_t alignment,
                                                  VkSystemAllocationScope scope) {
     auto* core = static_cast<DeviceCore*>(user);
-    void* p = core->caller_allocator.pfnReallocation(core->caller_allocator.pUserData, original, size, alignment, scope);
+    void* p = core->caller_allocator.pfnReallocation(core->caller_allocator.pUserData, original, size, alignment,
+                                                     scope);
     if (!p && size) ++core->failed_allocations;
     return p;
 }
@@ -57,7 +58,8 @@ void DeviceCore::use_allocator(const VkAllocationCallbacks& callbacks) {
 
 void DeviceCore::check_allocations(uint64_t before, const char* what) const {
     if (failed_allocations != before) {
-        throw Error(std::string(what) + " failed with VK_ERROR_OUT_OF_HOST_MEMORY: an allocation through "
+        throw Error(std::string(what) +
+                    " failed with VK_ERROR_OUT_OF_HOST_MEMORY: an allocation through "
                     "ContextOptions::allocator failed while recording, and the driver did not report it");
     }
 }

@@ -11,7 +11,7 @@
 
 namespace vkc {
 
-void Context::Impl::create(const ContextOptions& opts) {
+void DeviceState::create(const ContextOptions& opts) {
     options = opts;
     options.validation = opts.validation || environment::validation();
     options.shared_memory_only = opts.shared_memory_only || environment::shared_memory_only();
@@ -27,7 +27,7 @@ void Context::Impl::create(const ContextOptions& opts) {
     set_up_device_objects();
 }
 
-void Context::Impl::adopt_device(const AdoptedDevice& a) {
+void DeviceState::adopt_device(const AdoptedDevice& a) {
     auto require = [](bool ok, const char* what) {
         if (!ok) throw Error(std::string("ContextOptions::adopt: ") + what);
     };
@@ -58,15 +58,15 @@ void Context::Impl::adopt_device(const AdoptedDevice& a) {
     vk = core->vk;
 }
 
-void Context::Impl::create_device() {
+void DeviceState::create_device() {
     core->vki.load_global(core->loader.open());
     core->instance = instance = create_instance(core->vki, options.validation, validation_on, allocator);
     core->vki.load_instance(instance);
     vki = core->vki;
     if (validation_on) {
         VkDebugUtilsMessengerCreateInfoEXT m{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-        m.messageSeverity =
-            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                            VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
         m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                         VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
         m.pfnUserCallback = on_validation_message;
@@ -129,11 +129,12 @@ void Context::Impl::create_device() {
 }
 
 // The Context's own objects on its device, created or adopted.
-void Context::Impl::set_up_device_objects() {
+void DeviceState::set_up_device_objects() {
     vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
     VkPhysicalDeviceProperties base{};
     vki.vkGetPhysicalDeviceProperties(physical, &base);
-    timestamp_period_ns = queue_families(vki, physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod : 0;
+    timestamp_period_ns = queue_families(vki, physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod
+                                                                                         : 0;
 
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -175,7 +176,7 @@ void Context::Impl::set_up_device_objects() {
     create_pipeline_cache();
 }
 
-void Context::Impl::destroy() {
+void DeviceState::destroy() {
     if (device) {
         // An adopted device is not waited on as a whole: its other queues are the engine's (and
         // vkDeviceWaitIdle would need them all externally synchronised). The Context's own

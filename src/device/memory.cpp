@@ -8,7 +8,7 @@
 
 namespace vkc {
 
-uint32_t Context::Impl::memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const {
+uint32_t DeviceState::memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const {
     for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
         VkMemoryPropertyFlags flags = memory.memoryTypes[i].propertyFlags;
         if ((allowed & (1u << i)) && (flags & want) == want && !(flags & avoid)) return i;
@@ -16,10 +16,11 @@ uint32_t Context::Impl::memory_type(uint32_t allowed, VkMemoryPropertyFlags want
     return UINT32_MAX;
 }
 
-Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback) {
+Buffer DeviceState::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback) {
     if (bytes == 0) throw Error("buffer size 0: a buffer needs at least one byte");
     if (info.max_memory_allocation_size && bytes > info.max_memory_allocation_size) {
-        throw Error("a buffer of " + std::to_string(bytes) + " bytes exceeds the device limit maxMemoryAllocationSize = " +
+        throw Error("a buffer of " + std::to_string(bytes) +
+                    " bytes exceeds the device limit maxMemoryAllocationSize = " +
                     std::to_string(info.max_memory_allocation_size));
     }
     Buffer b;
@@ -42,7 +43,8 @@ Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferre
     alloc.memoryTypeIndex = type;
     VkResult r = vk.vkAllocateMemory(device, &alloc, allocator, &b.memory_);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY) {
-        throw Error("vkAllocateMemory failed: out of device memory for a buffer of " + std::to_string(bytes) + " bytes");
+        throw Error("vkAllocateMemory failed: out of device memory for a buffer of " + std::to_string(bytes) +
+                    " bytes");
     }
     check(r, "vkAllocateMemory");
     check(vk.vkBindBufferMemory(device, b.buffer_, b.memory_, 0), "vkBindBufferMemory");
@@ -54,7 +56,7 @@ Buffer Context::Impl::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferre
     return b;
 }
 
-void Context::Impl::check_budget(uint32_t type, uint64_t bytes) const {
+void DeviceState::check_budget(uint32_t type, uint64_t bytes) const {
     if (!memory_budget) return;
     VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
     VkPhysicalDeviceMemoryProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
@@ -96,7 +98,7 @@ void Buffer::release() {
 }
 
 Buffer Context::create_buffer(uint64_t bytes) {
-    return impl_->make_buffer(bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    return impl()->make_buffer(bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
 }
 
 void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what) {
@@ -113,7 +115,7 @@ constexpr uint64_t staging_bytes = uint64_t(256) << 20; // host-visible bytes an
 
 void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
     check_range(dst, bytes, offset, "upload");
-    impl_->check_buffer(dst, "upload: the destination");
+    impl()->check_buffer(dst, "upload: the destination");
     if (bytes == 0) return;
     if (dst.mapped_) {
         std::memcpy(static_cast<char*>(dst.mapped_) + offset, src, bytes);
@@ -123,20 +125,20 @@ void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offs
     // allocation of their size.
     const uint64_t chunk = std::min(bytes, staging_bytes);
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    Buffer staging = impl_->make_buffer(chunk, visible, visible);
+    Buffer staging = impl()->make_buffer(chunk, visible, visible);
     for (uint64_t done = 0; done < bytes; done += chunk) {
         uint64_t n = std::min(chunk, bytes - done);
         std::memcpy(staging.mapped_, static_cast<const char*>(src) + done, n);
-        impl_->begin();
+        impl()->begin();
         VkBufferCopy region{0, offset + done, n};
-        impl_->vk.vkCmdCopyBuffer(impl_->cmd, staging.buffer_, dst.buffer_, 1, &region);
-        impl_->submit_and_wait();
+        impl()->vk.vkCmdCopyBuffer(impl()->cmd, staging.buffer_, dst.buffer_, 1, &region);
+        impl()->submit_and_wait();
     }
 }
 
 void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset) {
     check_range(src, bytes, offset, "download");
-    impl_->check_buffer(src, "download: the source");
+    impl()->check_buffer(src, "download: the source");
     if (bytes == 0) return;
     if (src.mapped_) {
         std::memcpy(dst, static_cast<const char*>(src.mapped_) + offset, bytes);
@@ -144,13 +146,13 @@ void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t of
     }
     const uint64_t chunk = std::min(bytes, staging_bytes);
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    Buffer staging = impl_->make_buffer(chunk, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, visible);
+    Buffer staging = impl()->make_buffer(chunk, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, visible);
     for (uint64_t done = 0; done < bytes; done += chunk) {
         uint64_t n = std::min(chunk, bytes - done);
-        impl_->begin();
+        impl()->begin();
         VkBufferCopy region{offset + done, 0, n};
-        impl_->vk.vkCmdCopyBuffer(impl_->cmd, src.buffer_, staging.buffer_, 1, &region);
-        impl_->submit_and_wait();
+        impl()->vk.vkCmdCopyBuffer(impl()->cmd, src.buffer_, staging.buffer_, 1, &region);
+        impl()->submit_and_wait();
         std::memcpy(static_cast<char*>(dst) + done, staging.mapped_, n);
     }
 }

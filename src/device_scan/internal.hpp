@@ -55,7 +55,7 @@ struct Layout {
     ScanTile tile;
     uint64_t segment_items = 0; // items of every segment but the last
     uint64_t segments = 0;
-    uint64_t chunk_cap = 0;     // chunks a segment may have
+    uint64_t chunk_cap = 0; // chunks a segment may have
     uint64_t items_of(uint64_t s, uint64_t count) const { return std::min(segment_items, count - s * segment_items); }
     uint64_t tiles_of(uint64_t items) const { return ceil_div(items, tile.items()); }
     uint64_t look_back_chunks_of(uint64_t tiles) const { return ceil_div(tiles, tile.look_back_chunk_tiles); }
@@ -83,7 +83,7 @@ struct ScanPlan::State {
         enum Kind { fill, to_compute, compute_to_compute, dispatch } kind;
         VkBuffer buffer = VK_NULL_HANDLE; // fill
         VkDeviceSize offset = 0, size = 0;
-        uint32_t set = 0;                 // dispatch: descriptor set index
+        uint32_t set = 0; // dispatch: descriptor set index
         DeviceScanParams params{};
         uint32_t grid_x = 0, grid_y = 0;
     };

@@ -25,11 +25,8 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
     return l;
 }
 
-
 // The words both status arrays take for this many chunks.
-uint64_t status_array_words(uint64_t chunks) {
-    return 2 * round_up(chunks * status_slot_words, status_block);
-}
+uint64_t status_array_words(uint64_t chunks) { return 2 * round_up(chunks * status_slot_words, status_block); }
 
 // `room_tile_items`: the items of the type's tile at count 0, the fewest a look-back posts for at any
 // count (a tile; f64's larger counts post for chunks of four smaller tiles, 4096 items against 2048).
@@ -58,16 +55,14 @@ uint64_t items_bytes(uint64_t count, Type type, const char* what) {
 
 void require_op(const char* what, Type type, Op op) {
     if (!has_op(type, op)) {
-        throw Error(std::string(what) + ": " + std::string(name(op)) + " is not defined on " +
-                    std::string(name(type)) + " items");
+        throw Error(std::string(what) + ": " + std::string(name(op)) + " is not defined on " + std::string(name(type)) +
+                    " items");
     }
 }
 
-ScanTile Context::Impl::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
+ScanTile DeviceState::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
     return choose_tile(info, type, o, count, TileUse::look_back_scan);
 }
-
-ScanTile Context::scan_tile(Type type, const ScanOptions& o, uint64_t count) const { return impl_->scan_tile(type, o, count); }
 
 void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, const char* what) {
     uint64_t stage_items = tile.staged ? uint64_t(tile.workgroup_size) * tile.items_per_invocation : 1;
@@ -77,12 +72,13 @@ void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, con
                     std::to_string(tile.items_per_invocation) + " " + std::string(name(type)) + " items" +
                     (tile.staged ? " (staged)" : "") + " needs " + std::to_string(shared) +
                     " bytes of shared memory; the device limit maxComputeSharedMemorySize is " +
-                    std::to_string(dev.max_shared_memory) + " (ScanOptions::workgroup_size, items_per_invocation "
+                    std::to_string(dev.max_shared_memory) +
+                    " (ScanOptions::workgroup_size, items_per_invocation "
                     "and staged choose the tile)");
     }
 }
 
-uint64_t Context::Impl::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+uint64_t DeviceState::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
     items_bytes(count, type, "scan_scratch_bytes");
     ScanTile tile = scan_tile(type, o, count);
     check_tile_fits(info, type, tile, "scan_scratch_bytes");
@@ -90,16 +86,12 @@ uint64_t Context::Impl::scan_scratch_bytes(Type type, uint64_t count, const Scan
     return 4 * state_words(type, l, count, !o.reproducible, scan_tile(type, o, 0).items());
 }
 
-uint64_t Context::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const { return impl_->scan_scratch_bytes(type, count, o); }
-
-uint64_t Context::Impl::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
+uint64_t DeviceState::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
     items_bytes(count, type, "reduce_scratch_bytes");
     ScanTile tile = reduce_tile(info, type, o);
     check_tile_fits(info, type, tile, "reduce_scratch_bytes");
     Layout l = make_layout(info, tile, type, count, o, true);
     return 4 * state_words(type, l, count, false, l.tile.items());
 }
-
-uint64_t Context::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const { return impl_->reduce_scratch_bytes(type, count, o); }
 
 } // namespace vkc

@@ -14,7 +14,7 @@ BufferRange whole(const Buffer& b) { return {b.handle(), 0, b.size()}; }
 
 // The Context's own scratch, zeroed when it is made and kept zeroed by every plan on it
 // (ScanOptions::scratch_zeroed), so its scans and reduces record no fill.
-Buffer& scratch_for(Context& context, Context::Impl& impl, uint64_t bytes) {
+Buffer& scratch_for(Context& context, DeviceState& impl, uint64_t bytes) {
     if (impl.scratch.size() < bytes) {
         impl.scratch = Buffer();
         Buffer fresh = context.create_buffer(std::max<uint64_t>(bytes, 4096));
@@ -26,7 +26,7 @@ Buffer& scratch_for(Context& context, Context::Impl& impl, uint64_t bytes) {
 }
 } // namespace
 
-void Context::Impl::run_plan(const ScanPlan& plan) {
+void DeviceState::run_plan(const ScanPlan& plan) {
     begin();
     VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     before.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -38,10 +38,9 @@ void Context::Impl::run_plan(const ScanPlan& plan) {
     finish_timed();
 }
 
-
 // Checks before the Context's own scratch grows for the call.
-void Context::Impl::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes,
-                                  const Buffer& output, uint64_t output_bytes) const {
+void DeviceState::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
+                                uint64_t output_bytes) const {
     check_buffer(input, "the input");
     check_buffer(output, "the output");
     if (input.size() < input_bytes) {
@@ -57,12 +56,12 @@ void Context::Impl::check_buffers(const char* what, const Buffer& input, uint64_
 
 void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64_t count, const ScanOptions& o) {
     uint64_t bytes = items_bytes(count, type, "scan");
-    impl_->check_buffers("scan", input, bytes, output, bytes);
+    impl()->check_buffers("scan", input, bytes, output, bytes);
     if (count == 0) return;
-    Buffer& scratch = scratch_for(*this, *impl_, scan_scratch_bytes(type, count, o));
-    ScanPlan plan =
-        impl_->make_plan(false, type, op, count, whole(input), whole(output), whole(scratch), on_own_scratch(o), false, 0);
-    impl_->run_plan(plan);
+    Buffer& scratch = scratch_for(*this, *impl(), scan_scratch_bytes(type, count, o));
+    ScanPlan plan = impl()->make_plan(false, type, op, count, whole(input), whole(output), whole(scratch),
+                                      on_own_scratch(o), false, 0);
+    impl()->run_plan(plan);
     // The counters cover one dispatch: segmented scans zero them per segment, so print single ones only.
     if (environment::lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
         uint32_t header[state_header_words];
@@ -76,10 +75,11 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
 }
 
 void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {
-    impl_->check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
-    Buffer& scratch = scratch_for(*this, *impl_, reduce_scratch_bytes(type, count, o));
+    impl()->check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
+    Buffer& scratch = scratch_for(*this, *impl(), reduce_scratch_bytes(type, count, o));
     BufferRange in = count ? whole(input) : BufferRange{};
-    impl_->run_plan(impl_->make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
+    impl()->run_plan(
+        impl()->make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
 }
 
 // Host arrays: chunks of stream_bytes go up, are scanned in place with the carry of the chunks
@@ -93,38 +93,37 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::min(round_up(chunk, tile.items()), count); // whole tiles, so every chunk is 16-byte aligned
     Buffer device = create_buffer(chunk * bytes);
-    Buffer& scratch = scratch_for(*this, *impl_, scan_scratch_bytes(type, chunk, o));
+    Buffer& scratch = scratch_for(*this, *impl(), scan_scratch_bytes(type, chunk, o));
     uint32_t slot = 0;
     for (uint64_t first = 0; first < count; first += chunk) {
         uint64_t n = std::min(chunk, count - first);
         upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
-        ScanPlan plan = impl_->make_plan(false, type, op, n, whole(device), whole(device), whole(scratch),
-                                  on_own_scratch(o), first > 0, slot);
-        impl_->run_plan(plan);
+        ScanPlan plan = impl()->make_plan(false, type, op, n, whole(device), whole(device), whole(scratch),
+                                          on_own_scratch(o), first > 0, slot);
+        impl()->run_plan(plan);
         slot = plan.state_->carry_slot_after;
         download(device, static_cast<char*>(out) + first * bytes, n * bytes);
     }
 }
 
-void Context::reduce_host(const void* items, void* result, uint64_t count, Type type, Op op,
-                          const ScanOptions& o) {
+void Context::reduce_host(const void* items, void* result, uint64_t count, Type type, Op op, const ScanOptions& o) {
     items_bytes(count, type, "reduce");
     require_op("reduce", type, op);
     uint64_t bytes = size_of(type);
-    ScanTile tile = reduce_tile(impl_->info, type, o);
+    ScanTile tile = reduce_tile(impl()->info, type, o);
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
     Buffer device = create_buffer(chunk * bytes);
     Buffer total = create_buffer(bytes);
-    Buffer& scratch = scratch_for(*this, *impl_, reduce_scratch_bytes(type, chunk, o));
+    Buffer& scratch = scratch_for(*this, *impl(), reduce_scratch_bytes(type, chunk, o));
     uint32_t slot = 0;
     uint64_t first = 0;
     do {
         uint64_t n = std::min(chunk, count - first);
         if (n) upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
-        ScanPlan plan = impl_->make_plan(true, type, op, n, n ? whole(device) : BufferRange{}, whole(total), whole(scratch),
-                                  on_own_scratch(o), first > 0, slot);
-        impl_->run_plan(plan);
+        ScanPlan plan = impl()->make_plan(true, type, op, n, n ? whole(device) : BufferRange{}, whole(total),
+                                          whole(scratch), on_own_scratch(o), first > 0, slot);
+        impl()->run_plan(plan);
         slot = plan.state_->carry_slot_after;
         first += n;
     } while (first < count);

@@ -44,8 +44,8 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
             break;
         case State::Step::compute_to_compute: // one dispatch's state and output before the next fill and dispatch
             barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-            barrier.dstAccessMask =
-                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                    VK_ACCESS_TRANSFER_WRITE_BIT;
             vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
                                     &barrier, 0, nullptr, 0, nullptr);
@@ -62,27 +62,21 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
     s.core->check_allocations(failed_before, "ScanPlan::record");
 }
 
-ScanPlan Context::Impl::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
-                            const BufferRange& scratch, const ScanOptions& o) {
+ScanPlan DeviceState::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
+                                const BufferRange& scratch, const ScanOptions& o) {
     return make_plan(false, type, op, count, input, output, scratch, o, false, 0);
 }
 
-ScanPlan Context::plan_scan(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& output,
-                            const BufferRange& scratch, const ScanOptions& o) { return impl_->plan_scan(type, op, count, input, output, scratch, o); }
-
-ScanPlan Context::Impl::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
-                              const BufferRange& scratch, const ScanOptions& o) {
+ScanPlan DeviceState::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
+                                  const BufferRange& scratch, const ScanOptions& o) {
     return make_plan(true, type, op, count, input, result, scratch, o, false, 0);
 }
 
-ScanPlan Context::plan_reduce(Type type, Op op, uint64_t count, const BufferRange& input, const BufferRange& result,
-                              const BufferRange& scratch, const ScanOptions& o) { return impl_->plan_reduce(type, op, count, input, result, scratch, o); }
-
 // One builder for scan and reduce. carry_in/carry_slot: a running total comes in from an earlier
 // plan on the same scratch (streamed host arrays), in that slot.
-ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
-                            const BufferRange& out, const BufferRange& scratch, const ScanOptions& o, bool carry_in,
-                            uint32_t carry_slot) {
+ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
+                                const BufferRange& out, const BufferRange& scratch, const ScanOptions& o, bool carry_in,
+                                uint32_t carry_slot) {
     const DeviceInfo& dev = info;
     const char* what = reduce ? "reduce" : "scan";
     items_bytes(count, type, what);
@@ -108,8 +102,8 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
                         " (16 bytes and minStorageBufferOffsetAlignment)");
         }
         if (r.size < need) {
-            throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(r.size) +
-                        " bytes; " + std::to_string(need) + " are needed");
+            throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(r.size) + " bytes; " +
+                        std::to_string(need) + " are needed");
         }
     };
     if (count > 0 || reduce) {
@@ -137,7 +131,7 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
     if (segments == 0) return plan;
     bool packed = m->path == Path::subgroup;
     // A pipeline compiles the path its plan takes (module_spec_kernel).
-    uint32_t path = reduce || o.reproducible             ? device_scan_path_chunk_passes
+    uint32_t path = reduce || o.reproducible         ? device_scan_path_chunk_passes
                     : tile.look_back_chunk_tiles > 1 ? device_scan_path_look_back_chunked
                                                      : device_scan_path_look_back;
     st.pipeline = pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
@@ -158,8 +152,8 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
 
     // The state binds the caller's whole scratch range, not only what this plan needs: a look-back
     // dispatch zeroes what the one before it posted, which a larger plan may have posted further on.
-    uint64_t state_binding_bytes =
-        std::max(scratch_need, std::min<uint64_t>(scratch.size, dev.max_storage_buffer_range) / 4 * 4);
+    uint64_t state_binding_bytes = std::max(scratch_need,
+                                            std::min<uint64_t>(scratch.size, dev.max_storage_buffer_range) / 4 * 4);
     bool in_place = !reduce && in.buffer == out.buffer && in.offset == out.offset;
     uint32_t spin = std::min<uint32_t>(o.spin_limit ? o.spin_limit : default_spin_limit, 0xffff);
     using Step = ScanPlan::State::Step;
@@ -181,8 +175,7 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
         VkDescriptorBufferInfo infos[3] = {
             {count ? in.buffer : out.buffer, count ? in.offset + s * l.segment_items * bytes : out.offset,
              std::max<uint64_t>(seg_bytes, bytes)},
-            {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes,
-             reduce ? bytes : seg_bytes},
+            {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes, reduce ? bytes : seg_bytes},
             {scratch.buffer, scratch.offset, state_binding_bytes}};
         VkWriteDescriptorSet writes[3] = {};
         for (uint32_t i = 0; i < 3; ++i) {
@@ -227,7 +220,7 @@ ScanPlan Context::Impl::make_plan(bool reduce, Type type, Op op, uint64_t count,
             // In place, a chunk past the frontier could be stored while it is being prefetched: a
             // race, which the memory model leaves undefined even for a value no one uses.
             bool prefetch = o.look_back_prefetch < 0 ? items * size_of(type) >= scan_tuning(dev).prefetch_min_bytes
-                                                      : o.look_back_prefetch > 0;
+                                                     : o.look_back_prefetch > 0;
             if (prefetch && !in_place) p.flags |= flag_prefetch;
             dispatch(uint32_t(s), p, p.chunks);
         } else {

@@ -14,17 +14,17 @@ namespace vkc {
 // the stage holds (1 where tiles are not staged).
 inline uint64_t device_scan_shared_bytes(Type type, uint32_t invocations, uint64_t stage_items) {
     uint64_t item = size_of(type);
-    uint64_t pad_every = item == 8 ? 16 : 32;                // STAGE_PAD_EVERY, vkc/device/tile_io.glsl
+    uint64_t pad_every = item == 8 ? 16 : 32; // STAGE_PAD_EVERY, vkc/device/tile_io.glsl
     uint64_t stage = stage_items + stage_items / pad_every + 1;
-    uint64_t items = uint64_t(invocations) + 32 + 1          // work-group scan scratch (+ raking lanes)
-                     + 1                                     // block scan's prefix slot
-                     + invocations                           // subgroup_totals
-                     + 3                                     // recheck_value, early look-back acc, chunk_prefix_read
+    uint64_t items = uint64_t(invocations) + 32 + 1 // work-group scan scratch (+ raking lanes)
+                     + 1                            // block scan's prefix slot
+                     + invocations                  // subgroup_totals
+                     + 3                            // recheck_value, early look-back acc, chunk_prefix_read
                      + stage;
-    uint64_t words = 2ull * invocations                      // window_flags
-                     + 3 + 1 + 4 + 3 + 1 + 3 + 2;            // window_cut, recheck_flag, LookBackStart's rest,
-                                                             // ticket/parity/dirty, finished_last,
-                                                             // totals_missing, next_piece
+    uint64_t words = 2ull * invocations           // window_flags
+                     + 3 + 1 + 4 + 3 + 1 + 3 + 2; // window_cut, recheck_flag, LookBackStart's rest,
+                                                  // ticket/parity/dirty, finished_last,
+                                                  // totals_missing, next_piece
     return items * item + 4 * words;
 }
 

@@ -48,8 +48,8 @@ std::vector<uint32_t> with_denorm_preserve(const uint32_t* code, size_t words, u
         if (opcode == op_extension) {
             after_extensions = i + count;
             const char* name = reinterpret_cast<const char*>(code + i + 1);
-            has_extension = has_extension || std::string_view(name, strnlen(name, 4 * (count - 1))) ==
-                                                 float_controls_extension;
+            has_extension = has_extension ||
+                            std::string_view(name, strnlen(name, 4 * (count - 1))) == float_controls_extension;
         }
         if (opcode == op_entry_point && count >= 3) {
             entry_points.push_back(code[i + 2]);

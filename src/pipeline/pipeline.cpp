@@ -13,13 +13,13 @@
 namespace vkc {
 
 // Float controls are core from Vulkan 1.2; earlier devices would need VK_KHR_shader_float_controls.
-bool Context::Impl::keeps_denormals(uint32_t width) const {
+bool DeviceState::keeps_denormals(uint32_t width) const {
     int index = width == 16 ? 0 : width == 32 ? 1 : 2;
     return api_version >= VK_API_VERSION_1_2 && info.float_controls_known && info.denorm_preserve[index];
 }
 
-VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
-                                   bool staged, uint32_t kernel_constant) {
+VkPipeline DeviceState::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
+                                 bool staged, uint32_t kernel_constant) {
     auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged, kernel_constant);
     auto it = pipelines.find(key);
     if (it != pipelines.end()) return it->second;
@@ -51,10 +51,14 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
         check(vk.vkCreateShaderModule(device, &info, allocator, &module), "vkCreateShaderModule");
     }
     uint32_t stage_items = staged ? uint32_t(shape.size() * items) : 1u;
-    const uint32_t values[9] = {shape.x,      shape.y,
-                                shape.z,      packed ? VK_TRUE : VK_FALSE,
-                                items,        staged ? VK_TRUE : VK_FALSE,
-                                uint32_t(shape.size()), stage_items,
+    const uint32_t values[9] = {shape.x,
+                                shape.y,
+                                shape.z,
+                                packed ? VK_TRUE : VK_FALSE,
+                                items,
+                                staged ? VK_TRUE : VK_FALSE,
+                                uint32_t(shape.size()),
+                                stage_items,
                                 kernel_constant};
     VkSpecializationMapEntry entries[9];
     for (uint32_t i = 0; i < 3; ++i) {
@@ -89,7 +93,7 @@ VkPipeline Context::Impl::pipeline(const ModuleInfo& m, const WorkgroupShape& sh
 // VKC_PIPELINE_STATS=1: what the driver says of each pipeline it compiled (registers, shared memory,
 // spills on NVIDIA), on stderr. Occupancy is what limits latency-bound kernels such as the look-back
 // scan, and no other tool sees it for Vulkan compute.
-void Context::Impl::report_statistics(VkPipeline p, const std::string& what) {
+void DeviceState::report_statistics(VkPipeline p, const std::string& what) {
     VkPipelineInfoKHR pipeline_info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     pipeline_info.pipeline = p;
     uint32_t executables = 0;

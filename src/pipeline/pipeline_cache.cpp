@@ -19,7 +19,7 @@ std::string pipeline_cache_file(const ContextOptions& o) {
 }
 } // namespace
 
-void Context::Impl::create_pipeline_cache() {
+void DeviceState::create_pipeline_cache() {
     if (options.pipeline_cache) {
         pipeline_cache = options.pipeline_cache;
         return;
@@ -56,16 +56,12 @@ std::vector<uint8_t> read_pipeline_cache(const DeviceTable& vk, VkDevice device,
 }
 } // namespace
 
-std::vector<uint8_t> Context::Impl::pipeline_cache_data() const {
+std::vector<uint8_t> DeviceState::pipeline_cache_data() const {
     return read_pipeline_cache(vk, device, pipeline_cache);
 }
 
-std::vector<uint8_t> Context::pipeline_cache_data() const { return impl_->pipeline_cache_data(); }
-
-VkPipelineCache Context::vk_pipeline_cache() const { return impl_->pipeline_cache; }
-
 // Written to a temporary file and renamed, so that processes sharing the file never read half of one.
-void Context::Impl::save_pipeline_cache() const {
+void DeviceState::save_pipeline_cache() const {
     std::string file = pipeline_cache_file(options);
     if (file.empty()) return;
     try {

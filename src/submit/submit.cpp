@@ -8,7 +8,7 @@
 
 namespace vkc {
 
-void Context::Impl::begin() {
+void DeviceState::begin() {
     allocations_at_begin = core->failed_allocations;
     check(vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
     VkCommandBufferBeginInfo b{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -16,7 +16,7 @@ void Context::Impl::begin() {
     check(vk.vkBeginCommandBuffer(cmd, &b), "vkBeginCommandBuffer");
 }
 
-void Context::Impl::submit_and_wait() {
+void DeviceState::submit_and_wait() {
     check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
     core->check_allocations(allocations_at_begin, "recording the Context's commands");
     VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -30,13 +30,14 @@ void Context::Impl::submit_and_wait() {
     check(r, "vkWaitForFences");
 }
 
-void Context::Impl::timed(const std::function<void()>& record) {
+void DeviceState::timed(const std::function<void()>& record) {
     if (!timing) return record();
     vk.vkCmdResetQueryPool(cmd, timestamps, 0, 2 * timing_repeats);
     for (uint32_t r = 0; r < timing_repeats; ++r) {
         if (r > 0) { // the repetition before has finished with the buffers this one uses
             VkMemoryBarrier between{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-            between.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+            between.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                    VK_ACCESS_TRANSFER_WRITE_BIT;
             between.dstAccessMask = between.srcAccessMask;
             VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
             vk.vkCmdPipelineBarrier(cmd, stages, stages, 0, 1, &between, 0, nullptr, 0, nullptr);
@@ -49,7 +50,7 @@ void Context::Impl::timed(const std::function<void()>& record) {
 
 // Ends the command buffer's compute work: shader writes made visible to copies and the host, submit,
 // wait, and the median GPU time of the timed repetitions.
-void Context::Impl::finish_timed() {
+void DeviceState::finish_timed() {
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
@@ -60,7 +61,8 @@ void Context::Impl::finish_timed() {
     if (timing) {
         std::vector<uint64_t> ticks(2 * timing_repeats);
         check(vk.vkGetQueryPoolResults(device, timestamps, 0, 2 * timing_repeats, ticks.size() * sizeof(uint64_t),
-                                       ticks.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                                       ticks.data(), sizeof(uint64_t),
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
               "vkGetQueryPoolResults");
         std::vector<double> ms(timing_repeats);
         for (uint32_t r = 0; r < timing_repeats; ++r) {
@@ -72,20 +74,22 @@ void Context::Impl::finish_timed() {
 }
 
 void Context::set_timing(bool on, uint32_t repeats) {
-    if (repeats < 1 || repeats > 1024) throw Error("set_timing: repeats " + std::to_string(repeats) + " is outside 1 to 1024");
-    if (on && (!impl_->timestamps || impl_->timing_repeats != repeats)) {
-        if (impl_->timestamp_period_ns == 0) throw UnsupportedError(impl_->info.name + " has no compute timestamps");
-        if (impl_->timestamps) impl_->vk.vkDestroyQueryPool(impl_->device, impl_->timestamps, impl_->allocator);
-        impl_->timestamps = VK_NULL_HANDLE;
+    if (repeats < 1 || repeats > 1024)
+        throw Error("set_timing: repeats " + std::to_string(repeats) + " is outside 1 to 1024");
+    if (on && (!impl()->timestamps || impl()->timing_repeats != repeats)) {
+        if (impl()->timestamp_period_ns == 0) throw UnsupportedError(impl()->info.name + " has no compute timestamps");
+        if (impl()->timestamps) impl()->vk.vkDestroyQueryPool(impl()->device, impl()->timestamps, impl()->allocator);
+        impl()->timestamps = VK_NULL_HANDLE;
         VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         q.queryType = VK_QUERY_TYPE_TIMESTAMP;
         q.queryCount = 2 * repeats;
-        check(impl_->vk.vkCreateQueryPool(impl_->device, &q, impl_->allocator, &impl_->timestamps), "vkCreateQueryPool");
-        impl_->timing_repeats = repeats;
+        check(impl()->vk.vkCreateQueryPool(impl()->device, &q, impl()->allocator, &impl()->timestamps),
+              "vkCreateQueryPool");
+        impl()->timing_repeats = repeats;
     }
-    impl_->timing = on;
+    impl()->timing = on;
 }
 
-double Context::last_gpu_ms() const { return impl_->last_gpu_ms; }
+double Context::last_gpu_ms() const { return impl()->last_gpu_ms; }
 
 } // namespace vkc

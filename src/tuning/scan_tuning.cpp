@@ -11,7 +11,7 @@ namespace {
 
 constexpr ScanTuning gpu{
     .device_class = "GPU",
-    .invocations = 256,              // with 64 bytes each, the fastest shape below the wide-tile counts
+    .invocations = 256, // with 64 bytes each, the fastest shape below the wide-tile counts
     .items = 0,
     .item_bytes = 64,                // four 16-byte vector loads an invocation
     .always_staged = false,          // blocked vector loads into registers ran faster than staging
@@ -19,22 +19,22 @@ constexpr ScanTuning gpu{
     .wide_tile_items = 32,
     .wide_tile_integer_invocations = 224, // the fastest of 128 to 256 for 32-bit integers
     .wide_tile_float_invocations = 256,   // the fastest for f32, whose tile takes more registers
-    .stage_single_tiles = true,      // unchunked 64-bit look-back tiles ran faster staged
-    .chunked_min_items = 1u << 20,   // from here one look-back per 4 tiles held in registers ran faster
+    .stage_single_tiles = true,           // unchunked 64-bit look-back tiles ran faster staged
+    .chunked_min_items = 1u << 20,        // from here one look-back per 4 tiles held in registers ran faster
     .chunk_tiles = 4,
     .f64_narrow_chunks_min_items = 1u << 22, // f64's chunks take more registers: groups of half the
     .f64_chunk_invocations = 128,            //   size keep the same warps on an SM
-    .prefetch_min_bytes = 32u << 20, // smaller dispatches fit the GPU at once: nothing to prefetch
-    .scan_chunk_cap = 2048,          // reproducible passes: enough groups to fill the largest GPUs
-    .reduce_chunk_cap = 512,         // fewer groups contend for reduce's finished counter
+    .prefetch_min_bytes = 32u << 20,         // smaller dispatches fit the GPU at once: nothing to prefetch
+    .scan_chunk_cap = 2048,                  // reproducible passes: enough groups to fill the largest GPUs
+    .reduce_chunk_cap = 512,                 // fewer groups contend for reduce's finished counter
 };
 
 constexpr ScanTuning cpu{
     .device_class = "CPU",
-    .invocations = 64,               // small tiles, so that tests reach many tiles and the look-back
-    .items = 4,                      //   quickly at small counts
+    .invocations = 64, // small tiles, so that tests reach many tiles and the look-back
+    .items = 4,        //   quickly at small counts
     .item_bytes = 0,
-    .always_staged = true,           // so the tests run the staged path at every subgroup width
+    .always_staged = true, // so the tests run the staged path at every subgroup width
     .wide_tile_min_items = 0,
     .wide_tile_items = 0,
     .wide_tile_integer_invocations = 0,
@@ -45,7 +45,7 @@ constexpr ScanTuning cpu{
     .f64_narrow_chunks_min_items = 0,
     .f64_chunk_invocations = 0,
     .prefetch_min_bytes = 32u << 20,
-    .scan_chunk_cap = 8,             // many chunk passes at small counts, as on a GPU at large ones
+    .scan_chunk_cap = 8, // many chunk passes at small counts, as on a GPU at large ones
     .reduce_chunk_cap = 8,
 };
 
@@ -60,13 +60,12 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     bool number64 = size_of(type) == 8 && type != Type::u32x2;
     bool chunk_by_default = number64 && t.chunked_min_items && count >= t.chunked_min_items;
     uint32_t chunk_tiles = o.reproducible || use == TileUse::reduce ? 1u
-                           : o.look_back_chunk_tiles                 ? o.look_back_chunk_tiles
-                           : chunk_by_default                        ? t.chunk_tiles
-                                                                     : 1u;
+                           : o.look_back_chunk_tiles                ? o.look_back_chunk_tiles
+                           : chunk_by_default                       ? t.chunk_tiles
+                                                                    : 1u;
     // A wide tile is a whole shape: not where the caller chose a part of it.
-    bool wide_tile = size_of(type) == 4 && t.wide_tile_min_items && !o.reproducible &&
-                     count >= t.wide_tile_min_items && !o.workgroup_size && !o.items_per_invocation &&
-                     chunk_tiles == 1;
+    bool wide_tile = size_of(type) == 4 && t.wide_tile_min_items && !o.reproducible && count >= t.wide_tile_min_items &&
+                     !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
     uint32_t wide_size = type == Type::f32 ? t.wide_tile_float_invocations : t.wide_tile_integer_invocations;
     bool narrow_chunks = chunk_tiles > 1 && !o.look_back_chunk_tiles && type == Type::f64 &&
                          t.f64_narrow_chunks_min_items && count >= t.f64_narrow_chunks_min_items;

@@ -12,25 +12,25 @@ namespace vkc {
 struct ScanTuning {
     const char* device_class;
     // ---- every scan and reduce ----
-    uint32_t invocations;        // work-group size
-    uint32_t items;              // items an invocation holds; 0: item_bytes of them (1 to 16)
+    uint32_t invocations; // work-group size
+    uint32_t items;       // items an invocation holds; 0: item_bytes of them (1 to 16)
     uint32_t item_bytes;
-    bool always_staged;          // tiles always go through shared memory
+    bool always_staged; // tiles always go through shared memory
     // ---- look-back scans of 32-bit items ----
     uint64_t wide_tile_min_items; // from this count up they take wide tiles (0: never)
     uint32_t wide_tile_items;
     uint32_t wide_tile_integer_invocations;
     uint32_t wide_tile_float_invocations;
     // ---- look-back scans of 64-bit numbers (u64, i64, f64) ----
-    bool stage_single_tiles;     // single (unchunked) tiles go through shared memory
-    uint64_t chunked_min_items;  // from this count up they post once per chunk of tiles (0: never)
-    uint32_t chunk_tiles;        // tiles of such a chunk, all held in registers through one look-back
+    bool stage_single_tiles;              // single (unchunked) tiles go through shared memory
+    uint64_t chunked_min_items;           // from this count up they post once per chunk of tiles (0: never)
+    uint32_t chunk_tiles;                 // tiles of such a chunk, all held in registers through one look-back
     uint64_t f64_narrow_chunks_min_items; // f64's chunks take f64_chunk_invocations from here up
     uint32_t f64_chunk_invocations;
     uint64_t prefetch_min_bytes; // a chunked look-back prefetches input from this many bytes up
     // ---- reduce and the reproducible scan's chunk passes ----
-    uint32_t scan_chunk_cap;     // chunks (one work-group each) a reproducible scan splits into, at most
-    uint32_t reduce_chunk_cap;   // the same for reduce
+    uint32_t scan_chunk_cap;   // chunks (one work-group each) a reproducible scan splits into, at most
+    uint32_t reduce_chunk_cap; // the same for reduce
 };
 
 // The row of this device's class.

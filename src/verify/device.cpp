@@ -28,9 +28,10 @@ std::string compare_prefix(T got, T exact, uint64_t k, long double sum, long dou
     }
     if (!(is_float_v<T> && op == Op::add)) {
         bool ok;
-        if constexpr (is_float_v<T>) ok = is_nan(exact)                       ? is_nan(got)
-                                          : op == Op::min || op == Op::max ? bits_of(got) == bits_of(exact)
-                                                                           : wide(got) == wide(exact);
+        if constexpr (is_float_v<T>)
+            ok = is_nan(exact)                    ? is_nan(got)
+                 : op == Op::min || op == Op::max ? bits_of(got) == bits_of(exact)
+                                                  : wide(got) == wide(exact);
         else ok = bits_of(got) == bits_of(exact);
         return ok ? "" : "expected " + show(exact) + ", got " + show(got);
     }
@@ -90,15 +91,15 @@ public:
         before.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT;
         before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
         vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
-                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before,
-                                 0, nullptr, 0, nullptr);
+                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
+                             nullptr, 0, nullptr);
         plan.record(cmd_);
         VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
         after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
         vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr,
-                                 0, nullptr);
+                             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0,
+                             nullptr);
         vkEndCommandBuffer(cmd_);
         VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
         s.commandBufferCount = 1;
@@ -153,7 +154,8 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         if (c.api == DeviceCase::Api::buffers) {
             Buffer input = ctx.create_buffer(std::max<uint64_t>(bytes, 16));
             ctx.upload(input, in.data(), bytes);
-            Buffer separate = c.in_place && !c.reduce ? Buffer() : ctx.create_buffer(std::max<uint64_t>(out_items, 1) * sizeof(T));
+            Buffer separate = c.in_place && !c.reduce ? Buffer()
+                                                      : ctx.create_buffer(std::max<uint64_t>(out_items, 1) * sizeof(T));
             Buffer& output = c.in_place && !c.reduce ? input : separate;
             if (c.reduce) ctx.reduce(input, output, c.type, c.op, c.count, c.options);
             else ctx.scan(input, output, c.type, c.op, c.count, c.options);
@@ -250,7 +252,8 @@ std::string DeviceCase::label() const {
     if (options.reproducible) s += " reproducible";
     if (options.force_fallback) s += " forced fallback";
     if (options.segment_items) s += " segments of " + std::to_string(options.segment_items);
-    if (options.workgroup_size) s += " tile " + std::to_string(options.workgroup_size) + "x" + std::to_string(options.items_per_invocation);
+    if (options.workgroup_size)
+        s += " tile " + std::to_string(options.workgroup_size) + "x" + std::to_string(options.items_per_invocation);
     if (options.staged >= 0) s += options.staged ? " staged" : " direct";
     if (options.algorithm == Path::shared_memory) s += " shared memory";
     if (api == Api::host) s += " host stream of " + std::to_string(options.stream_bytes) + " bytes";

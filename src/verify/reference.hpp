@@ -183,7 +183,8 @@ std::string float_sum_error(T got, long double want, uint64_t k, long double sum
     bool ok;
     if (std::isnan(want)) ok = std::isnan(g);
     else if (std::isinf(want)) ok = g == want;
-    else if (std::isinf(g)) ok = std::signbit(g) == std::signbit(want) && std::fabs(want) + bound >= largest_finite<T>();
+    else if (std::isinf(g))
+        ok = std::signbit(g) == std::signbit(want) && std::fabs(want) + bound >= largest_finite<T>();
     else ok = std::isfinite(g) && std::fabs(g - want) <= bound;
     if (ok) return {};
     return "expected " + show(narrow<T>(want)) + " within (k-1)*eps*sum|x| for k = " + std::to_string(k) + ", got " +
@@ -242,8 +243,10 @@ T special_value(Rng& rng) {
     case 0: return infinity<T>();
     case 1: return narrow<T>(-wide(infinity<T>()));
     case 2: return quiet_nan<T>();
-    case 3: case 4: return narrow<T>(0.0L);
-    case 5: case 6: return narrow<T>(-0.0L);
+    case 3:
+    case 4: return narrow<T>(0.0L);
+    case 5:
+    case 6: return narrow<T>(-0.0L);
     default: return denormal<T>(r >> 8 & (r & 32 ? 0xff : 0xfffff), r & 64);
     }
 }
@@ -275,8 +278,10 @@ std::vector<T> extremes(Op op) {
 template <class F>
 void with_host_type(Type t, F&& f) {
     switch (t) {
-#define VKC_TYPE(enumerator, value, name, type_class, opencl, bytes, glsl, glsl_vec, vec_width, host, ...) \
-    case Type::enumerator: f(host{}); break;
+#define VKC_TYPE(enumerator, value, name, type_class, opencl, bytes, glsl, glsl_vec, vec_width, host, ...)             \
+    case Type::enumerator:                                                                                             \
+        f(host{});                                                                                                     \
+        break;
 #include "vkc/types.def"
     }
 }

@@ -74,9 +74,10 @@ std::string check_scan(Collective c, Op op, const T* in, uint64_t n, const T* ou
             T want = inclusive[k - 1];
             bool ok;
             // min and max return one of the items bit for bit; mul's zeros may take either sign.
-            if constexpr (is_float_v<T>) ok = is_nan(want)                        ? is_nan(got)
-                                              : op == Op::min || op == Op::max ? bits_of(got) == bits_of(want)
-                                                                               : wide(got) == wide(want);
+            if constexpr (is_float_v<T>)
+                ok = is_nan(want)                     ? is_nan(got)
+                     : op == Op::min || op == Op::max ? bits_of(got) == bits_of(want)
+                                                      : wide(got) == wide(want);
             else ok = bits_of(got) == bits_of(want);
             if (!ok) return at(i) + ": expected " + show(want) + ", got " + show(got);
             continue;
@@ -102,7 +103,8 @@ std::vector<std::string> scan_patterns(Op op) {
         p.insert(p.end(), {"NaN at first item", "NaN at last item", "NaN at subgroup boundary"});
         // min and max must keep denormals bit for bit on every device. add and mul follow the device's
         // float controls: a driver without DenormPreserve may flush them (README, Semantics).
-        if (op == Op::min || op == Op::max) p.insert(p.end(), {"smallest denormal", "denormals, zeros, infinities, NaN"});
+        if (op == Op::min || op == Op::max)
+            p.insert(p.end(), {"smallest denormal", "denormals, zeros, infinities, NaN"});
     }
     return p;
 }
@@ -149,9 +151,9 @@ std::string check_broadcast_group(const T* in, const T* out, uint64_t n, uint64_
 
 // ---- all / any --------------------------------------------------------------------------------
 
-const std::vector<std::string> vote_patterns = {
-    "all true",          "all false",         "true but first",         "true but last",
-    "true but boundary", "false but first",   "false but last",         "false but boundary"};
+const std::vector<std::string> vote_patterns = {"all true",       "all false",         "true but first",
+                                                "true but last",  "true but boundary", "false but first",
+                                                "false but last", "false but boundary"};
 
 void fill_vote_group(const std::string& pattern, uint32_t* items, uint64_t n, uint64_t boundary, Rng& rng) {
     auto truthy = [&] { return uint32_t(rng() | 1u) << (rng() % 8); }; // non-zero, not always 1
@@ -166,7 +168,6 @@ void fill_vote_group(const std::string& pattern, uint32_t* items, uint64_t n, ui
         items[at] = base ? 0u : truthy();
     }
 }
-
 
 template <class T>
 void run_scan_family(Runner& r, WorkgroupRequest req, std::vector<T> in, const std::vector<std::string>& names) {
@@ -241,8 +242,9 @@ void vote_case(Runner& r, const Case& c, uint64_t count, Rng& rng) {
         uint64_t n = layout.live(g);
         bool tail = c.short_tail && g + 1 == layout.groups() && n < layout.group_size;
         // The short group is uniform, so padding that voted the wrong way would show.
-        names.push_back(tail ? (c.collective == Collective::all ? "all true" : "all false")
-                             : g < vote_patterns.size() ? vote_patterns[g] : "random");
+        names.push_back(tail                       ? (c.collective == Collective::all ? "all true" : "all false")
+                        : g < vote_patterns.size() ? vote_patterns[g]
+                                                   : "random");
         fill_vote_group(names.back(), &in[g * layout.group_size], n, boundary_index(r.ctx, n), rng);
     }
     std::vector<uint32_t> out = r.ctx.run(req, in);
@@ -322,7 +324,8 @@ void block_case(Runner& r, const Case& c, Rng& rng) {
                        " " + std::to_string(i);
             };
         };
-        std::string err = check_scan(Collective::reduce, c.op, items, n, aggregates, size, at("aggregate in invocation"));
+        std::string err = check_scan(Collective::reduce, c.op, items, n, aggregates, size,
+                                     at("aggregate in invocation"));
         if (err.empty() && (!scan || !req.seeded)) {
             err = check_scan(scan ? kind : Collective::reduce, c.op, items, n, got, n, at("item"));
         } else if (err.empty()) { // the scan of [prefix, items...]
@@ -363,8 +366,8 @@ std::string Case::label() const {
     }
     if (is_block(collective)) {
         s += " items " + std::to_string(items_per_invocation);
-        s += prefix == Prefix::seeded    ? " seeded"
-             : prefix == Prefix::running ? " running"
+        s += prefix == Prefix::seeded     ? " seeded"
+             : prefix == Prefix::running  ? " running"
              : prefix == Prefix::callback ? " callback"
                                           : "";
         s += algorithm == Path::shared_memory ? " raking" : "";
