@@ -22,6 +22,14 @@ set(_subgroup_subgroup_arithmetic "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT")
 set(_subgroup_subgroup_shuffle "VK_SUBGROUP_FEATURE_SHUFFLE_BIT")
 set(_subgroup_subgroup_shuffle_relative "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT")
 
+# The specialization-constant ids, from the contract the kernels and the runtime share.
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../shaders/include/vkc/contract.h" _contract_ids
+     REGEX "^#define VKC_SPEC_[A-Z_]+ [0-9]+")
+foreach(_line IN LISTS _contract_ids)
+  string(REGEX MATCH "^#define (VKC_SPEC_[A-Z_]+) ([0-9]+)" _ "${_line}")
+  set(${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+endforeach()
+
 set(VKC_MANIFEST_COMMON [=[  "spirv_version": "1.3",
   "vulkan_version": "1.1",
   "entry_point": "main",
@@ -43,15 +51,15 @@ set(_block_push [=[{"size": 32, "fields": [
 set(_device_push [=[{"size": 32, "fields": [
         {"offset": 0, "size": 32, "name": "DeviceScanParams", "meaning": "see include/vkc/modules.hpp: the device-wide scan's protocol (scratch layout, passes, barriers) is driven by the C++ runtime only"}]}]=])
 
-set(_spec_size [=[{"id": 0, "name": "workgroup_size_x", "type": "uint32", "default": 1, "meaning": "work-group size x"},
-        {"id": 1, "name": "workgroup_size_y", "type": "uint32", "default": 1, "meaning": "work-group size y"},
-        {"id": 2, "name": "workgroup_size_z", "type": "uint32", "default": 1, "meaning": "work-group size z"}]=])
-set(_spec_packed [=[{"id": 3, "name": "subgroups_packed", "type": "bool", "default": true, "meaning": "the device packs this shape's invocations into subgroups in local-index order (subgroup s holds local indices [s*S, (s+1)*S)). Set false where it does not, or when unsure: the module then joins through shared memory only"}]=])
-set(_spec_capacity [=[{"id": 6, "name": "scratch_capacity", "type": "uint32", "default": @MAX@, "meaning": "invocations the shared scratch is sized for: at least x*y*z, at most @MAX@"}]=])
-set(_spec_block [=[{"id": 4, "name": "items_per_invocation", "type": "uint32", "default": 1, "meaning": "items per invocation, 1 to 16"},
-        {"id": 5, "name": "staged", "type": "bool", "default": false, "meaning": "stage tiles through shared memory for coalesced loads"},
-        {"id": 7, "name": "stage_items", "type": "uint32", "default": "16384 / item bytes", "meaning": "items the stage holds: size x items_per_invocation when staged"},
-        {"id": 8, "name": "compiled_flags", "type": "uint32", "default": 4294967295, "meaning": "flags compiled in (bits 0-3 as the push constant's, bits 8-11 tiles loaded together); 0xffffffff reads them from the push constants"}]=])
+set(_spec_size [=[{"id": @VKC_SPEC_WORKGROUP_SIZE_X@, "name": "workgroup_size_x", "type": "uint32", "default": 1, "meaning": "work-group size x"},
+        {"id": @VKC_SPEC_WORKGROUP_SIZE_Y@, "name": "workgroup_size_y", "type": "uint32", "default": 1, "meaning": "work-group size y"},
+        {"id": @VKC_SPEC_WORKGROUP_SIZE_Z@, "name": "workgroup_size_z", "type": "uint32", "default": 1, "meaning": "work-group size z"}]=])
+set(_spec_packed [=[{"id": @VKC_SPEC_SUBGROUPS_PACKED@, "name": "subgroups_packed", "type": "bool", "default": true, "meaning": "the device packs this shape's invocations into subgroups in local-index order (subgroup s holds local indices [s*S, (s+1)*S)). Set false where it does not, or when unsure: the module then joins through shared memory only"}]=])
+set(_spec_capacity [=[{"id": @VKC_SPEC_SCRATCH_CAPACITY@, "name": "scratch_capacity", "type": "uint32", "default": @MAX@, "meaning": "invocations the shared scratch is sized for: at least x*y*z, at most @MAX@"}]=])
+set(_spec_block [=[{"id": @VKC_SPEC_ITEMS_PER_INVOCATION@, "name": "items_per_invocation", "type": "uint32", "default": 1, "meaning": "items per invocation, 1 to 16"},
+        {"id": @VKC_SPEC_STAGED@, "name": "staged", "type": "bool", "default": false, "meaning": "stage tiles through shared memory for coalesced loads"},
+        {"id": @VKC_SPEC_STAGE_ITEMS@, "name": "stage_items", "type": "uint32", "default": "16384 / item bytes", "meaning": "items the stage holds: size x items_per_invocation when staged"},
+        {"id": @VKC_SPEC_KERNEL@, "name": "compiled_flags", "type": "uint32", "default": 4294967295, "meaning": "flags compiled in (bits 0-3 as the push constant's, bits 8-11 tiles loaded together); 0xffffffff reads them from the push constants"}]=])
 
 # entry: one module's JSON object.
 function(vkc_manifest_entry out name kernel collective type op path bytes raw_features max_size)
@@ -76,6 +84,7 @@ function(vkc_manifest_entry out name kernel collective type op path bytes raw_fe
     set(protocol "internal")
   endif()
   string(REPLACE "@MAX@" "${max_size}" specs "${specs}")
+  string(CONFIGURE "${specs}" specs @ONLY)
 
   string(REPLACE "Feature::" "" raw_features "${raw_features}")
   string(REPLACE "+" ";" raw_features "${raw_features}")

@@ -268,6 +268,7 @@ function(vkc_add_shader_modules target)
             -P "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
     DEPENDS ${spv_files} "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
             "${PROJECT_SOURCE_DIR}/cmake/ManifestJson.cmake"
+            "${PROJECT_SOURCE_DIR}/shaders/include/vkc/contract.h"
     COMMENT "Embedding ${CMAKE_CURRENT_BINARY_DIR}/spirv into vkc_modules.cpp"
     VERBATIM)
   target_sources(${target} PRIVATE "${generated}" "${generated_asm}")

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "context_impl.hpp"
-#include "environment.hpp"
+#include "tuning/block_tuning.hpp"
 #include "vkc/contract.h"
 
 namespace vkc {
@@ -44,27 +44,9 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     uint32_t grid_x, grid_y;
     impl()->grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
-    // One item per invocation is striped and blocked at once: no stage needed.
-    // Tiles go through shared memory for coalesced access, except where an invocation's items are one
-    // 8-byte vector (two 32-bit items: the kernel loads and stores them as one, already coalesced).
-    bool paired = r.items_per_invocation == 2 && size_of(m.type) == 4;
-    bool staged = r.items_per_invocation > 1 && !paired && tile * size_of(m.type) <= block_stage_bytes;
-    // For kernel experiments: VKC_BLOCK_STAGED=0 loads tiles straight into registers.
-    if (auto asked = environment::block_staged()) staged = staged && *asked;
-    // Unstaged tiles are loaded several at a time (the kernel's batch, compiled in beside the flags):
-    // one item an invocation up to 8 tiles, two items 2. Staged tiles moved one item a lane (item
-    // counts that are not whole vectors) take a batch of 2: two register sets taken in turn, two
-    // tiles' loads in flight. Staged tiles of whole vectors take 1, so that their pipelines do not
-    // compile the two-set loop. A batch deeper than the tiles a work-group scans would only hold
-    // registers (on the H100 it cost one tile a group 0.56 -> 0.48 of a copy).
-    bool staged_scalars = staged && r.items_per_invocation % vector_width(m.type) != 0;
-    uint32_t batch = staged && !staged_scalars ? 1u
-                                               : std::min(r.tiles_per_group, r.items_per_invocation == 1 ? 8u : 2u);
-    // VKC_BLOCK_BATCH=N (1 to 8) overrides it, for kernel experiments (for staged tiles of one item a
-    // lane, 1 turns the two register sets off).
-    if (auto asked = environment::block_batch()) batch = *asked;
-    impl()->dispatch({&m, s, packed, r.items_per_invocation, staged, &params, &input, &output, record, bytes,
-                      record_bytes, grid_x, grid_y, params.flags | batch << VKC_BLOCK_BATCH_SHIFT});
+    BlockMovement move = choose_block_movement(m.type, uint32_t(s.size()), r.items_per_invocation, r.tiles_per_group);
+    impl()->dispatch({&m, s, packed, r.items_per_invocation, move.staged, &params, &input, &output, record, bytes,
+                      record_bytes, grid_x, grid_y, params.flags | move.batch << VKC_BLOCK_BATCH_SHIFT});
 }
 
 } // namespace vkc
