@@ -202,10 +202,8 @@ public:
     const Device& as_device() const { return *this; }
     Device& as_device() { return *this; }
 
-    using Impl = DeviceState; // src/context_impl.hpp
-
 private:
-    Impl* impl() const { return state_.get(); }
+    DeviceState* impl() const { return state_.get(); } // src/context_impl.hpp
 };
 
 VKC_API_END
