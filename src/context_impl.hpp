@@ -141,6 +141,8 @@ struct DeviceState {
     ScanTile scan_tile(Type, const ScanOptions&, uint64_t count) const;
     uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions&) const;
     uint64_t reduce_scratch_bytes(Type, uint64_t count, const ScanOptions&) const;
+    // Both, with `what` (the caller's call) naming the errors.
+    uint64_t scratch_bytes_for(bool reduce, Type, uint64_t count, const ScanOptions&, const char* what) const;
     ScanPlan plan_scan(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& output,
                        const BufferRange& scratch, const ScanOptions&);
     ScanPlan plan_reduce(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& result,
@@ -178,10 +180,12 @@ struct DeviceState {
     // A grid of `groups` work-groups within maxComputeWorkGroupCount (x, then y).
     void grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const;
 
-    // Device-wide scan and reduce (device_scan.cpp). One builder for both; carry_in/carry_slot: a
-    // running total comes in from an earlier plan on the same scratch (streamed host arrays).
+    // Device-wide scan and reduce (src/device_scan/). One builder for both; carry_in/carry_slot: a
+    // running total comes in from an earlier plan on the same scratch (streamed host arrays);
+    // indirect: the count is read on the device, count is its bound.
     ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
-                       const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot);
+                       const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot,
+                       const IndirectCount* indirect = nullptr);
     void run_plan(const ScanPlan&);
     void check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
                        uint64_t output_bytes) const;

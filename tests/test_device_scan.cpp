@@ -197,6 +197,51 @@ TEST_CASE("device scan: recorded into a caller's command buffer at non-zero offs
     }
 }
 
+// IndirectCount: plans made for a bound, reading the count from a buffer when they execute, in every
+// mode, at counts from 0 to the bound and past it (the bound is kept), against the CPU reference; the
+// runner checks that nothing past the count changed in the output range, and runs plans on a kept
+// scratch twice.
+TEST_CASE("device scan: plans whose count is read on the device") {
+    uint64_t seed = 5000;
+    for (Type t : {Type::u32, Type::f64, Type::u32x2, Type::i8, Type::f32}) {
+        Op op = t == Type::u32x2 ? Op::segmented_add : t == Type::f64 ? Op::min : t == Type::f32 ? Op::add : Op::max;
+        uint64_t tile = tile_of(t);
+        uint64_t bound = 21 * tile + 3;
+        for (int kind = 0; kind < 7; ++kind) {
+            // 0 scan, 1 exclusive in place, 2 reduce, 3 reproducible, 4 chunks of two tiles, 5 forced
+            // fallback, 6 on a kept scratch
+            for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 7 * tile + 5 + seed % 3, bound}) {
+                if (kind >= 3 && n <= 1) continue; // the same single-tile path as kinds 0 to 2
+                verify::DeviceCase c = make(t, op, n, kind == 2, kind == 1);
+                c.api = Api::recorded;
+                c.in_place = kind == 1;
+                c.options.reproducible = kind == 3;
+                c.options.look_back_chunk_tiles = kind == 4 ? 2 : 0;
+                c.options.force_fallback = kind == 5;
+                c.options.scratch_zeroed = kind == 6;
+                c.indirect_max = bound;
+                c.indirect_written = n == bound && kind % 2 ? uint32_t(bound + 1000) : 0;
+                c.seed = seed++;
+                test::expect_pass(c);
+            }
+        }
+    }
+    // More chunks at a smaller count than at the bound (8 tiles take 8 chunks of one, 11 take 6 of
+    // two: the chunk totals' room is sized for the most), and a bound of a single tile.
+    for (bool reduce : {false, true}) {
+        verify::DeviceCase c = make(Type::u32, Op::add, 8 * tile_of(Type::u32), reduce);
+        c.api = Api::recorded;
+        c.options.chunks = 8;
+        c.options.reproducible = true;
+        c.indirect_max = 11 * tile_of(Type::u32);
+        test::expect_pass(c);
+        c = make(Type::f32, Op::max, tile_of(Type::f32) / 2, reduce);
+        c.api = Api::recorded;
+        c.indirect_max = tile_of(Type::f32);
+        test::expect_pass(c);
+    }
+}
+
 // ScanOptions::scratch_zeroed: the caller zeroes the scratch once and reduce plans record no fill;
 // each case runs its plan twice on the same scratch, on different items, so a counter the first run
 // left behind would break the second. Context::scan and reduce work this way on their own scratch
@@ -481,6 +526,22 @@ TEST_CASE("device scan: bad requests get errors that name the problem") {
     CHECK_MESSAGE(m.find("result buffer is VK_NULL_HANDLE") != std::string::npos, m);
     m = message([&] { ctx.scan(a, b, Type::u32, Op::add, 4096); });
     CHECK_MESSAGE(m.find("input range holds 4096 bytes; 16384 are needed") != std::string::npos, m);
+    // Indirect counts: the count's buffer and offset, its place, and one dispatch's bound.
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{VK_NULL_HANDLE, 0, 16}, whole_a, whole_a, whole_b); });
+    CHECK_MESSAGE(m.find("count_buffer is VK_NULL_HANDLE") != std::string::npos, m);
+    Buffer result = ctx.create_buffer(64);
+    BufferRange whole_result{result.handle(), 0, 64};
+    m = message([&] { ctx.plan_reduce(Type::u32, Op::add, IndirectCount{result.handle(), 2, 16}, whole_a, whole_result, whole_b); });
+    CHECK_MESSAGE(m.find("count_buffer_offset 2 is not a multiple of 4") != std::string::npos, m);
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{b.handle(), 4, 16}, whole_a, whole_a, whole_b); });
+    CHECK_MESSAGE(m.find("count lies in the scratch range") != std::string::npos, m);
+    ScanOptions segments;
+    segments.segment_items = 1;
+    m = message([&] {
+        IndirectCount three_tiles{a.handle(), 0, 3 * tile_of(Type::u32)};
+        ctx.plan_scan(Type::u32, Op::add, three_tiles, whole_a, whole_a, whole_b, segments);
+    });
+    CHECK_MESSAGE(m.find("needs 3 dispatches, and an indirect count takes one") != std::string::npos, m);
 }
 
 // Every tile ScanOptions can ask for either runs (its pipeline within maxComputeSharedMemorySize, so

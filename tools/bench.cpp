@@ -185,6 +185,7 @@ struct ScanBenchOptions {
     int staged = -1;
     int prefetch = -1;
     uint32_t chunks = 0, spin = 0, chunk_tiles = 0;
+    bool indirect = false; // also plans whose count is read on the device (IndirectCount)
     std::string cub_csv, csv, svg;
 };
 
@@ -327,8 +328,9 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
                 tname.c_str(), tile.workgroup_size, tile.items_per_invocation, tile.staged ? ", staged" : "",
                 wide.c_str(), first_ms);
     std::printf("| items | copy GB/s | inclusive GB/s | / copy | CUB incl. | / CUB | exclusive / copy | reproducible "
-                "/ copy | read GB/s | reduce GB/s | / read | CUB reduce | / CUB |\n");
-    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                "/ copy | read GB/s | reduce GB/s | / read | CUB reduce | / CUB |%s\n",
+                o.indirect ? " indirect incl. / copy | indirect reduce / read |" : "");
+    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|%s\n", o.indirect ? "---:|---:|" : "");
     Series s_incl{tname + " inclusive sum", {}}, s_cub{tname + " CUB inclusive", {}}, s_red{tname + " reduce", {}},
         s_cub_red{tname + " CUB reduce", {}}, s_copy{tname + " copy", {}};
     int failures = 0;
@@ -376,6 +378,39 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
             std::printf("FAIL %s reduce n=%llu: got %.17g\n", tname.c_str(), (unsigned long long)n, double(total));
             ++failures;
         }
+        // The same inclusive scan and reduce as plans that read the count (n) from a buffer, on a
+        // scratch kept zeroed as the Context keeps its own; one dispatch's worth only.
+        double indirect_incl_ms = 0, indirect_reduce_ms = 0;
+        if (o.indirect && bytes <= ctx.device().max_storage_buffer_range && n < (uint64_t(1) << 32)) {
+            uint32_t n32 = uint32_t(n);
+            Buffer count = ctx.create_buffer(16);
+            ctx.upload(count, &n32, 4);
+            ScanOptions kept = so;
+            kept.scratch_zeroed = true;
+            uint64_t scratch_bytes = std::max(ctx.scan_scratch_bytes(type, n, kept), ctx.reduce_scratch_bytes(type, n, kept));
+            Buffer scratch = ctx.create_buffer(scratch_bytes);
+            std::vector<uint8_t> zeros(scratch_bytes);
+            ctx.upload(scratch, zeros.data(), scratch_bytes);
+            IndirectCount indirect{count.handle(), 0, n};
+            BufferRange scratch_range{scratch.handle(), 0, scratch_bytes};
+            ScanPlan scan_plan = ctx.plan_scan(type, o.op, indirect, {in.handle(), 0, bytes}, {out.handle(), 0, bytes},
+                                               scratch_range, kept);
+            ScanPlan reduce_plan = ctx.plan_reduce(type, o.op, indirect, {in.handle(), 0, bytes},
+                                                   {result.handle(), 0, sizeof(T)}, scratch_range, kept);
+            indirect_incl_ms = median_ms(ctx, o.runs, [&] { ctx.run(scan_plan); });
+            indirect_reduce_ms = median_ms(ctx, o.runs, [&] { ctx.run(reduce_plan); });
+            T last, indirect_total;
+            ctx.download(out, &last, sizeof(T), (n - 1) * sizeof(T));
+            ctx.download(result, &indirect_total, sizeof(T));
+            for (T got : {last, indirect_total}) {
+                bool right = approximate ? std::fabs(double(got) - prefix[n - 1]) <= 1e-3 * std::max(1.0, prefix[n - 1])
+                                         : got == exact[n - 1];
+                if (!right) {
+                    std::printf("FAIL %s indirect n=%llu: got %.17g\n", tname.c_str(), (unsigned long long)n, double(got));
+                    ++failures;
+                }
+            }
+        }
         double gb = 1e-6; // bytes per ms -> GB/s
         double copy_g = 2.0 * ceiling_bytes / copy_ms * gb, read_g = 1.0 * ceiling_bytes / read_ms * gb;
         double incl_g = 2.0 * bytes / incl_ms * gb, excl_g = 2.0 * bytes / excl_ms * gb;
@@ -388,9 +423,16 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         double cub_incl = o.op == Op::add ? cub_of("inclusive_sum") : 0, cub_red = o.op == Op::add ? cub_of("reduce_sum") : 0;
         auto ratio = [](double a, double b) { return b > 0 ? std::to_string(a / b).substr(0, 5) : std::string("-"); };
         auto num = [](double v) { return v > 0 ? std::to_string(int(v + 0.5)) : std::string("-"); };
-        std::printf("| 2^%d | %.0f | %.0f | %.3f | %s | %s | %.3f | %.3f | %.0f | %.0f | %.3f | %s | %s |\n", e, copy_g,
+        std::printf("| 2^%d | %.0f | %.0f | %.3f | %s | %s | %.3f | %.3f | %.0f | %.0f | %.3f | %s | %s |", e, copy_g,
                     incl_g, incl_g / copy_g, num(cub_incl).c_str(), ratio(incl_g, cub_incl).c_str(), excl_g / copy_g,
                     repro_g / copy_g, read_g, red_g, red_g / read_g, num(cub_red).c_str(), ratio(red_g, cub_red).c_str());
+        if (o.indirect) {
+            double ind_incl_g = indirect_incl_ms > 0 ? 2.0 * bytes / indirect_incl_ms * gb : 0;
+            double ind_red_g = indirect_reduce_ms > 0 ? 1.0 * bytes / indirect_reduce_ms * gb : 0;
+            std::printf(" %s | %s |", ind_incl_g > 0 ? ratio(ind_incl_g, copy_g).c_str() : "-",
+                        ind_red_g > 0 ? ratio(ind_red_g, read_g).c_str() : "-");
+        }
+        std::printf("\n");
         std::fflush(stdout);
         if (csv) {
             auto row = [&](const char* op, double ms, double g, double ceiling, double peer) {
@@ -461,6 +503,7 @@ const char* bench_usage =
     "    --repeats 5\n"
     "    --size N --items K --staged 0|1 (tile) --chunks N (reduce) --spin N (look-back polls)\n"
     "    --chunk-tiles N (tiles a look-back work-group takes)  --prefetch 0|1 (while looking back)\n"
+    "    --indirect (also plans that read the count from a buffer: IndirectCount)\n"
     "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n"
     "  bench first-call [--device X] [--engine]  a new process's wait for its first scan: Context creation,\n"
     "                              the first u32 scan of 2^20 items (pipelines included), with\n"
@@ -509,6 +552,7 @@ int bench(int argc, char** argv) {
             else if (a == "--chunks") o.chunks = uint32_t(std::stoul(value()));
             else if (a == "--spin") o.spin = uint32_t(std::stoul(value()));
             else if (a == "--chunk-tiles") o.chunk_tiles = uint32_t(std::stoul(value()));
+            else if (a == "--indirect") o.indirect = true;
             else if (a == "--cub") o.cub_csv = value();
             else if (a == "--csv") o.csv = value();
             else if (a == "--svg") o.svg = value();

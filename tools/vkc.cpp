@@ -175,7 +175,8 @@ int selftest(int argc, char** argv) {
     }
 
     // Device-wide scan and reduce: each type x op x inclusive/exclusive/reduce at sizes 0, 1, a tile +- 1
-    // and many tiles, with the forced look-back fallback, in place and the reproducible mode in rotation.
+    // and many tiles, with the forced look-back fallback, in place and the reproducible mode in rotation,
+    // and a recorded plan with its count on the device.
     for (int kind = 0; kind < 3; ++kind) {
         for (vkc::Type t : types) {
             for (vkc::Op op : ops) {
@@ -205,6 +206,15 @@ int selftest(int argc, char** argv) {
                     c.denormals = true;
                     c.options.force_fallback = false;
                     c.options.reproducible = false;
+                    row.device_cases.push_back(c);
+                }
+                // A plan recorded into a command buffer of our own that reads its count on the
+                // device (IndirectCount), made for a larger bound.
+                {
+                    vkc::verify::DeviceCase c = row.device_cases[4]; // 37 tiles
+                    c.api = vkc::verify::DeviceCase::Api::recorded;
+                    c.indirect_max = 40 * tile + 1;
+                    c.seed = uint64_t(k) + 1;
                     row.device_cases.push_back(c);
                 }
                 rows.push_back(row);

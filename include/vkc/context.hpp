@@ -140,6 +140,10 @@ public:
     // on, last_gpu_ms() is the whole plan's GPU time.
     void scan(const Buffer& input, Buffer& output, Type, Op, uint64_t count, const ScanOptions& = {});
     void reduce(const Buffer& input, Buffer& result, Type, Op, uint64_t count, const ScanOptions& = {});
+    // A plan of this Context's device (plan_scan / plan_reduce, on Buffer::handle() ranges) on the
+    // Context's queue, waiting for it, with the barrier before it that include/vkc/device_scan.hpp asks
+    // for. With timing on, last_gpu_ms() is the plan's GPU time.
+    void run(const ScanPlan& plan);
     // Host arrays of any length, streamed through the device ScanOptions::stream_bytes at a time with
     // the running total carried. T: vkc::half, int8_t ... uint64_t, float, double.
     template <class T>

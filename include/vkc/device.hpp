@@ -163,6 +163,12 @@ public:
                        const BufferRange& scratch, const ScanOptions& = {});
     ScanPlan plan_reduce(Type, Op, uint64_t count, const BufferRange& input, const BufferRange& result,
                          const BufferRange& scratch, const ScanOptions& = {});
+    // The same with the count read on the device when the plan executes (IndirectCount): size the
+    // buffers and the scratch for count.max_count (scan_scratch_bytes(type, count.max_count)).
+    ScanPlan plan_scan(Type, Op, const IndirectCount& count, const BufferRange& input, const BufferRange& output,
+                       const BufferRange& scratch, const ScanOptions& = {});
+    ScanPlan plan_reduce(Type, Op, const IndirectCount& count, const BufferRange& input, const BufferRange& result,
+                         const BufferRange& scratch, const ScanOptions& = {});
 
     // The pipeline cache pipelines are created through (ContextOptions::pipeline_cache, or the
     // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself and

@@ -109,6 +109,19 @@ struct BufferRange {
     VkDeviceSize size = 0; // bytes
 };
 
+// An item count the GPU writes (a culling pass's output, say), read when the plan's command buffer
+// executes, as vkCmdDrawIndirectCount reads its draw count: a uint32 at count_buffer_offset (a
+// multiple of 4) in count_buffer (VK_BUFFER_USAGE_TRANSFER_SRC_BIT). max_count bounds it on the host:
+// the input, output and scratch are sized for max_count items, the grid is, and a count past it
+// scans (or reduces) the first max_count items. Items past the count are neither read nor written
+// (a reduce of 0 items writes the identity). max_count items must fit one dispatch:
+// maxStorageBufferRange bytes at most, and ScanOptions::segment_items where set.
+struct IndirectCount {
+    VkBuffer count_buffer = nullptr;
+    VkDeviceSize count_buffer_offset = 0;
+    uint64_t max_count = 0;
+};
+
 // A scan or reduce recorded into command buffers the caller owns (Context::plan_scan / plan_reduce).
 // It holds the descriptor sets that point at the caller's buffers: keep it, and the buffers, alive
 // until every command buffer it was recorded into has finished. Move only.
@@ -126,6 +139,8 @@ struct BufferRange {
 //     including an earlier plan on the same scratch and the fill that zeroed it)
 //     -> VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
 //        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+//   before, with an IndirectCount: its write of the count -> VK_PIPELINE_STAGE_TRANSFER_BIT,
+//     VK_ACCESS_TRANSFER_READ_BIT (the plan copies the count into the scratch, then dispatches);
 //   after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT -> its readers of the output.
 // Buffers: input and output need VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, scratch that and
 // VK_BUFFER_USAGE_TRANSFER_DST_BIT. Output may be the input range (in place).
@@ -136,7 +151,7 @@ public:
     ScanPlan& operator=(ScanPlan&&) noexcept;
     ~ScanPlan();
     void record(VkCommandBuffer cmd) const;
-    uint64_t count() const;          // items
+    uint64_t count() const;          // items (with an IndirectCount: max_count)
     uint32_t dispatches() const;     // compute dispatches it records
 
     struct State;

@@ -76,8 +76,8 @@ layout(set = 0, binding = 1, std430) writeonly buffer Output { ITEM_TYPE items_o
 layout(set = 0, binding = 2, std430) coherent buffer State { uint state[]; };
 
 layout(push_constant, std430) uniform Params {
-    uint count;       // items in this dispatch
-    uint tiles;       // ceil(count / tile items)
+    uint count;       // items in this dispatch (with an indirect count: at most this many)
+    uint tiles;       // ceil(count / tile items) (with an indirect count: unused)
     uint flags;
     uint mode;
     uint spin_limit;  // MODE_SCAN: bits 0-15 polls of an unposted predecessor before computing it,
@@ -98,16 +98,45 @@ const uint FLAG_STATS = VKC_DEVICE_FLAG_STATS;       // count look-back rounds, 
 const uint FLAG_PREFETCH = VKC_DEVICE_FLAG_PREFETCH; // look-back rounds touch a coming chunk's input
 
 // The path this pipeline runs: the one compiled in, or, where all are, the one the push constants name.
+const uint path_bits = compiled_path & VKC_DEVICE_PATH_MASK;
 bool runs_look_back() {
-    return compiled_path == PATH_ANY ? params.mode == MODE_SCAN : compiled_path != PATH_CHUNK_PASSES;
+    return compiled_path == PATH_ANY ? params.mode == MODE_SCAN : path_bits != PATH_CHUNK_PASSES;
 }
 bool runs_chunked_look_back() {
-    return compiled_path == PATH_ANY ? params.chunk_tiles > 1u : compiled_path == PATH_LOOK_BACK_CHUNKED;
+    return compiled_path == PATH_ANY ? params.chunk_tiles > 1u : path_bits == PATH_LOOK_BACK_CHUNKED;
 }
 
 uint tile_items() { return VKC_WORKGROUP_SIZE * items_per_invocation; }
 uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 bool has_flag(uint f) { return (params.flags & f) != 0u; }
+
+// The dispatch's items, tiles, chunks and tiles a chunk. A plan's pipeline with VKC_DEVICE_COUNT_ON_DEVICE
+// (a count the GPU wrote: IndirectCount) derives them from the count the plan copied into the scratch
+// before the dispatch, at most params.count (the host's bound, which sized the buffers and the grid),
+// as the host derives them from a count it knows (Layout, src/device_scan/internal.hpp): the look-back
+// keeps params.chunk_tiles, the chunk passes split the tiles over at most params.chunks work-groups.
+// Groups past the chunks exit at once. Other pipelines read all four from the push constants, and
+// specialization leaves no trace of this.
+// (Bit 31 set: PATH_ANY. One comparison, as && of specialization constants becomes code in glslang.)
+const bool count_on_device =
+    (compiled_path & (VKC_DEVICE_COUNT_ON_DEVICE | 0x80000000u)) == VKC_DEVICE_COUNT_ON_DEVICE;
+uint device_items, device_tiles, device_chunks, device_chunk_tiles; // where count_on_device: set by main
+uint item_count() { return count_on_device ? device_items : params.count; }
+uint tile_count() { return count_on_device ? device_tiles : params.tiles; }
+uint chunk_count() { return count_on_device ? device_chunks : params.chunks; }
+uint tiles_per_chunk() { return count_on_device ? device_chunk_tiles : params.chunk_tiles; }
+void read_count_on_device() {
+    device_items = min(state[VKC_STATE_COUNT], params.count);
+    device_tiles = device_items / tile_items() + (device_items % tile_items() != 0u ? 1u : 0u);
+    if (runs_look_back()) {
+        device_chunk_tiles = params.chunk_tiles;
+        device_chunks = (device_tiles + device_chunk_tiles - 1u) / device_chunk_tiles; // 0 for no items
+    } else {
+        uint groups = clamp(device_tiles, 1u, params.chunks);
+        device_chunk_tiles = max((device_tiles + groups - 1u) / groups, 1u);
+        device_chunks = max((device_tiles + device_chunk_tiles - 1u) / device_chunk_tiles, 1u);
+    }
+}
 
 #include "vkc/device/scratch.glsl"
 #include "vkc/device/tile_io.glsl"
@@ -117,6 +146,9 @@ bool has_flag(uint f) { return (params.flags & f) != 0u; }
 #include "vkc/device/chunk_passes.glsl"
 
 void main() {
+    if (count_on_device) {
+        read_count_on_device();
+    }
     if (runs_look_back()) {
         scan_look_back();
     } else if (params.mode == MODE_SCAN_CHUNKS) {

@@ -47,6 +47,14 @@ ScanPlan Device::plan_reduce(Type type, Op op, uint64_t count, const BufferRange
                              const BufferRange& scratch, const ScanOptions& o) {
     return state_->plan_reduce(type, op, count, input, result, scratch, o);
 }
+ScanPlan Device::plan_scan(Type type, Op op, const IndirectCount& count, const BufferRange& input,
+                           const BufferRange& output, const BufferRange& scratch, const ScanOptions& o) {
+    return state_->make_plan(false, type, op, count.max_count, input, output, scratch, o, false, 0, &count);
+}
+ScanPlan Device::plan_reduce(Type type, Op op, const IndirectCount& count, const BufferRange& input,
+                             const BufferRange& result, const BufferRange& scratch, const ScanOptions& o) {
+    return state_->make_plan(true, type, op, count.max_count, input, result, scratch, o, false, 0, &count);
+}
 VkPipelineCache Device::vk_pipeline_cache() const { return state_->pipeline_cache; }
 std::vector<uint8_t> Device::pipeline_cache_data() const { return state_->pipeline_cache_data(); }
 uint64_t Device::validation_messages() const { return state_->core->validation_count; }

@@ -27,7 +27,8 @@ constexpr uint32_t flag_exclusive = VKC_DEVICE_FLAG_EXCLUSIVE, flag_carry_in = V
 // statuses (two arrays alternating in blocks of status_block words, a slot of status_slot_words each) or totals.
 constexpr uint32_t state_header_words = VKC_STATE_HEADER_WORDS;
 constexpr uint32_t ticket_word = VKC_STATE_TICKET, finished_word = VKC_STATE_FINISHED,
-                   reduce_ticket_word = VKC_STATE_REDUCE_TICKET, dirty_word = VKC_STATE_DIRTY;
+                   reduce_ticket_word = VKC_STATE_REDUCE_TICKET, dirty_word = VKC_STATE_DIRTY,
+                   count_word = VKC_STATE_COUNT;
 constexpr uint32_t stat_rounds_word = VKC_STATE_STAT_ROUNDS, stat_walked_word = VKC_STATE_STAT_WALKED,
                    stat_fallbacks_word = VKC_STATE_STAT_FALLBACKS;
 constexpr uint32_t status_block = VKC_STATUS_BLOCK_WORDS, status_slot_words = VKC_STATUS_SLOT_WORDS;
@@ -36,7 +37,7 @@ constexpr uint32_t default_spin_limit = 256;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
 
-inline uint32_t status_words(Type t) { return size_of(t) <= 2 ? 1 : uint32_t(size_of(t) / 2); }
+inline uint32_t status_words(Type t) { return VKC_STATUS_WORDS(uint32_t(size_of(t))); }
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 inline uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
@@ -71,6 +72,9 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
 uint64_t status_array_words(uint64_t chunks);
 // Scratch words a plan of count items needs (layout.cpp says how they are counted).
 uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back, uint64_t room_tile_items);
+// Scratch bytes of a plan with this layout.
+uint64_t scratch_bytes(const DeviceInfo& dev, const Layout& l, Type type, uint64_t count, const ScanOptions& o,
+                       bool reduce);
 // Bytes of count items, or an Error where that overflows 64 bits (no buffer can hold them anyway).
 uint64_t items_bytes(uint64_t count, Type type, const char* what);
 // Throws Error where the tile's pipeline needs more shared memory than the device has.
@@ -80,9 +84,11 @@ void require_op(const char* what, Type type, Op op);
 
 struct ScanPlan::State {
     struct Step {
-        enum Kind { fill, to_compute, compute_to_compute, dispatch } kind;
-        VkBuffer buffer = VK_NULL_HANDLE; // fill
+        enum Kind { fill, copy_count, to_compute, compute_to_compute, dispatch } kind;
+        VkBuffer buffer = VK_NULL_HANDLE; // fill and copy_count: the scratch
         VkDeviceSize offset = 0, size = 0;
+        VkBuffer source = VK_NULL_HANDLE; // copy_count: the caller's count
+        VkDeviceSize source_offset = 0;
         uint32_t set = 0; // dispatch: descriptor set index
         DeviceScanParams params{};
         uint32_t grid_x = 0, grid_y = 0;

@@ -1,5 +1,6 @@
 // The device-wide scan's scratch and segments: how much scratch a count needs, how a count splits
 // into dispatches, and the tile each takes.
+#include <algorithm>
 #include <string>
 
 #include "device_scan/internal.hpp"
@@ -33,13 +34,13 @@ uint64_t status_array_words(uint64_t chunks) { return 2 * round_up(chunks * stat
 uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back, uint64_t room_tile_items) {
     uint64_t first = std::min(count, l.segment_items); // the largest segment
     uint64_t tiles = l.tiles_of(first);
-    uint32_t chunks, chunk_tiles;
-    l.chunks_of(tiles, chunks, chunk_tiles);
     // Status room for every tile of the smallest shape, even where the count's tiles are larger or a
     // look-back posts once a chunk: so the need never falls as the count grows past the sizes that
-    // widen the tile or turn chunks on (a caller sizes scratch for its largest count).
+    // widen the tile or turn chunks on (a caller sizes scratch for its largest count, and a plan with
+    // an indirect count for its bound). Chunk totals: room for as many chunks as any count up to this
+    // one splits into (chunks_of gives fewer to some counts than to smaller ones).
     uint64_t body = look_back ? status_array_words(ceil_div(first, room_tile_items))
-                              : status_words(type) * chunks; // chunk totals
+                              : status_words(type) * std::clamp<uint64_t>(tiles, 1, l.chunk_cap);
     return state_header_words + std::max<uint64_t>(body, 2);
 }
 
@@ -78,20 +79,27 @@ void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, con
     }
 }
 
+uint64_t scratch_bytes(const DeviceInfo& dev, const Layout& l, Type type, uint64_t count, const ScanOptions& o,
+                       bool reduce) {
+    bool look_back = !reduce && !o.reproducible;
+    uint64_t room_tile_items = reduce ? l.tile.items() : choose_tile(dev, type, o, 0, TileUse::look_back_scan).items();
+    return 4 * state_words(type, l, count, look_back, room_tile_items);
+}
+
+uint64_t DeviceState::scratch_bytes_for(bool reduce, Type type, uint64_t count, const ScanOptions& o,
+                                        const char* what) const {
+    items_bytes(count, type, what);
+    ScanTile tile = reduce ? reduce_tile(info, type, o) : scan_tile(type, o, count);
+    check_tile_fits(info, type, tile, what);
+    return scratch_bytes(info, make_layout(info, tile, type, count, o, reduce), type, count, o, reduce);
+}
+
 uint64_t DeviceState::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
-    items_bytes(count, type, "scan_scratch_bytes");
-    ScanTile tile = scan_tile(type, o, count);
-    check_tile_fits(info, type, tile, "scan_scratch_bytes");
-    Layout l = make_layout(info, tile, type, count, o, false);
-    return 4 * state_words(type, l, count, !o.reproducible, scan_tile(type, o, 0).items());
+    return scratch_bytes_for(false, type, count, o, "scan_scratch_bytes");
 }
 
 uint64_t DeviceState::reduce_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {
-    items_bytes(count, type, "reduce_scratch_bytes");
-    ScanTile tile = reduce_tile(info, type, o);
-    check_tile_fits(info, type, tile, "reduce_scratch_bytes");
-    Layout l = make_layout(info, tile, type, count, o, true);
-    return 4 * state_words(type, l, count, false, l.tile.items());
+    return scratch_bytes_for(true, type, count, o, "reduce_scratch_bytes");
 }
 
 } // namespace vkc

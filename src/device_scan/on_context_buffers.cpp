@@ -38,6 +38,11 @@ void DeviceState::run_plan(const ScanPlan& plan) {
     finish_timed();
 }
 
+void Context::run(const ScanPlan& plan) {
+    if (plan.state_ && plan.state_->core != impl()->core) throw Error("run: the plan was made on another device");
+    impl()->run_plan(plan);
+}
+
 // Checks before the Context's own scratch grows for the call.
 void DeviceState::check_buffers(const char* what, const Buffer& input, uint64_t input_bytes, const Buffer& output,
                                 uint64_t output_bytes) const {
@@ -58,7 +63,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
     uint64_t bytes = items_bytes(count, type, "scan");
     impl()->check_buffers("scan", input, bytes, output, bytes);
     if (count == 0) return;
-    Buffer& scratch = scratch_for(*this, *impl(), scan_scratch_bytes(type, count, o));
+    Buffer& scratch = scratch_for(*this, *impl(), impl()->scratch_bytes_for(false, type, count, o, "scan"));
     ScanPlan plan = impl()->make_plan(false, type, op, count, whole(input), whole(output), whole(scratch),
                                       on_own_scratch(o), false, 0);
     impl()->run_plan(plan);
@@ -76,7 +81,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
 
 void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint64_t count, const ScanOptions& o) {
     impl()->check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
-    Buffer& scratch = scratch_for(*this, *impl(), reduce_scratch_bytes(type, count, o));
+    Buffer& scratch = scratch_for(*this, *impl(), impl()->scratch_bytes_for(true, type, count, o, "reduce"));
     BufferRange in = count ? whole(input) : BufferRange{};
     impl()->run_plan(
         impl()->make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
@@ -93,7 +98,7 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::min(round_up(chunk, tile.items()), count); // whole tiles, so every chunk is 16-byte aligned
     Buffer device = create_buffer(chunk * bytes);
-    Buffer& scratch = scratch_for(*this, *impl(), scan_scratch_bytes(type, chunk, o));
+    Buffer& scratch = scratch_for(*this, *impl(), impl()->scratch_bytes_for(false, type, chunk, o, "scan"));
     uint32_t slot = 0;
     for (uint64_t first = 0; first < count; first += chunk) {
         uint64_t n = std::min(chunk, count - first);
@@ -115,7 +120,7 @@ void Context::reduce_host(const void* items, void* result, uint64_t count, Type 
     chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
     Buffer device = create_buffer(chunk * bytes);
     Buffer total = create_buffer(bytes);
-    Buffer& scratch = scratch_for(*this, *impl(), reduce_scratch_bytes(type, chunk, o));
+    Buffer& scratch = scratch_for(*this, *impl(), impl()->scratch_bytes_for(true, type, chunk, o, "reduce"));
     uint32_t slot = 0;
     uint64_t first = 0;
     do {

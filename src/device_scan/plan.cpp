@@ -36,7 +36,12 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
         VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         switch (step.kind) {
         case State::Step::fill: vk.vkCmdFillBuffer(cmd, step.buffer, step.offset, step.size, 0); break;
-        case State::Step::to_compute: // the fills land before the shader reads the state
+        case State::Step::copy_count: {
+            VkBufferCopy region{step.source_offset, step.offset, 4};
+            vk.vkCmdCopyBuffer(cmd, step.source, step.buffer, 1, &region);
+            break;
+        }
+        case State::Step::to_compute: // the fills and the count land before the shader reads the state
             barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
             barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
             vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
@@ -76,7 +81,7 @@ ScanPlan DeviceState::plan_reduce(Type type, Op op, uint64_t count, const Buffer
 // plan on the same scratch (streamed host arrays), in that slot.
 ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
                                 const BufferRange& out, const BufferRange& scratch, const ScanOptions& o, bool carry_in,
-                                uint32_t carry_slot) {
+                                uint32_t carry_slot, const IndirectCount* indirect) {
     const DeviceInfo& dev = info;
     const char* what = reduce ? "reduce" : "scan";
     items_bytes(count, type, what);
@@ -90,9 +95,16 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     check_tile_fits(dev, type, tile, what);
     uint64_t bytes = size_of(type);
     Layout l = make_layout(dev, tile, type, count, o, reduce);
+    if (indirect && l.segments > 1) {
+        throw Error(std::string(what) + ": an IndirectCount's max_count of " + std::to_string(count) +
+                    " items needs " + std::to_string(l.segments) + " dispatches, and an indirect count takes one: " +
+                    std::to_string(l.segment_items) + " items at most (maxStorageBufferRange " +
+                    std::to_string(dev.max_storage_buffer_range) + " bytes" +
+                    (o.segment_items ? ", ScanOptions::segment_items " + std::to_string(o.segment_items) : "") + ")");
+    }
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
-    uint64_t scratch_need = reduce ? reduce_scratch_bytes(type, count, o) : scan_scratch_bytes(type, count, o);
+    uint64_t scratch_need = scratch_bytes(dev, l, type, count, o, reduce);
     uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
         if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
@@ -119,6 +131,16 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             throw Error(std::string(what) + ": the scratch range overlaps the input or the output");
         }
     }
+    if (indirect) {
+        if (!indirect->count_buffer) throw Error(std::string(what) + ": the IndirectCount's count_buffer is VK_NULL_HANDLE");
+        if (indirect->count_buffer_offset % 4) {
+            throw Error(std::string(what) + ": the IndirectCount's count_buffer_offset " +
+                        std::to_string(indirect->count_buffer_offset) + " is not a multiple of 4");
+        }
+        if (overlaps({indirect->count_buffer, indirect->count_buffer_offset, 4}, 4, scratch, scratch_need)) {
+            throw Error(std::string(what) + ": the IndirectCount's count lies in the scratch range");
+        }
+    }
     ScanPlan plan;
     plan.state_ = std::make_unique<ScanPlan::State>();
     ScanPlan::State& st = *plan.state_;
@@ -134,6 +156,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     uint32_t path = reduce || o.reproducible         ? device_scan_path_chunk_passes
                     : tile.look_back_chunk_tiles > 1 ? device_scan_path_look_back_chunked
                                                      : device_scan_path_look_back;
+    if (indirect) path |= VKC_DEVICE_COUNT_ON_DEVICE;
     st.pipeline = pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
@@ -157,8 +180,23 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     bool in_place = !reduce && in.buffer == out.buffer && in.offset == out.offset;
     uint32_t spin = std::min<uint32_t>(o.spin_limit ? o.spin_limit : default_spin_limit, 0xffff);
     using Step = ScanPlan::State::Step;
-    auto fill = [&](VkDeviceSize offset, VkDeviceSize size) {
-        st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + offset, size});
+    auto fill_words = [&](uint64_t first, uint64_t words) {
+        auto push = [&](uint64_t at, uint64_t n) {
+            if (n) st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + 4 * at, 4 * n});
+        };
+        if (indirect && first <= count_word && count_word < first + words) { // the count's word is copied
+            push(first, count_word - first);
+            push(count_word + 1, first + words - count_word - 1);
+        } else {
+            push(first, words);
+        }
+    };
+    // After the fills, under the barrier that follows them.
+    auto copy_count = [&] {
+        Step step{Step::copy_count, scratch.buffer, scratch.offset + 4 * count_word};
+        step.source = indirect->count_buffer;
+        step.source_offset = indirect->count_buffer_offset;
+        st.steps.push_back(step);
     };
     auto dispatch = [&](uint32_t set, const DeviceScanParams& p, uint64_t groups) {
         Step step{Step::dispatch};
@@ -206,15 +244,17 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             p.chunks = uint32_t(l.look_back_chunks_of(tiles));
             bool zero_state = p.chunks > 1 && !o.scratch_zeroed;
             if (zero_state) {
-                // The ticket, both dirty counts and both status arrays as far as this dispatch reaches.
-                fill(4 * ticket_word, 4);
-                fill(4 * dirty_word, 4 * (state_header_words - dirty_word + status_array_words(p.chunks)));
+                // The ticket, both dirty counts and both status arrays as far as this dispatch reaches
+                // (with an indirect count: as far as its bound's would).
+                fill_words(ticket_word, 1);
+                fill_words(dirty_word, state_header_words - dirty_word + status_array_words(p.chunks));
             }
             if (stats) {
                 p.flags |= flag_stats;
-                fill(4 * stat_rounds_word, 4 * 3); // the three counters are adjacent
+                fill_words(stat_rounds_word, 3); // the three counters are adjacent
             }
-            if (zero_state || stats) st.steps.push_back({Step::to_compute});
+            if (indirect) copy_count();
+            if (zero_state || stats || indirect) st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
             p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
             // In place, a chunk past the frontier could be stored while it is being prefetched: a
@@ -225,14 +265,19 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             dispatch(uint32_t(s), p, p.chunks);
         } else {
             l.chunks_of(tiles, p.chunks, p.chunk_tiles);
-            if (p.chunks > 1 && !o.scratch_zeroed && s == 0) {
+            // An indirect count's work-groups: as many as any count up to its bound may split into
+            // (the shader splits the count it reads as chunks_of does).
+            if (indirect) p.chunks = uint32_t(std::clamp<uint64_t>(tiles, 1, l.chunk_cap));
+            bool zero_state = p.chunks > 1 && !o.scratch_zeroed && s == 0;
+            if (zero_state) {
                 // The counter, and from reduce's tile ticket on the chunk totals' words: the last group
                 // trusts a total by its flag.
-                fill(4 * finished_word, 4);
-                fill(4 * reduce_ticket_word,
-                     4 * (state_header_words - reduce_ticket_word + uint64_t(status_words(type)) * p.chunks));
-                st.steps.push_back({Step::to_compute});
+                fill_words(finished_word, 1);
+                fill_words(reduce_ticket_word,
+                           state_header_words - reduce_ticket_word + uint64_t(status_words(type)) * p.chunks);
             }
+            if (indirect) copy_count();
+            if (zero_state || indirect) st.steps.push_back({Step::to_compute});
             p.mode = reduce ? mode_reduce : mode_reduce_chunks;
             dispatch(uint32_t(s), p, p.chunks);
             if (!reduce) {

@@ -163,14 +163,21 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
             return out;
         }
         // Recorded: input, output and scratch at non-zero offsets inside larger buffers filled with a
-        // pattern; everything outside the output range must keep it.
+        // pattern; everything outside the output range must keep it. With an indirect count the
+        // ranges are sized for its bound, the count sits in the data buffer before the input, and
+        // the output range past the count must keep the pattern too.
+        const bool indirect = c.indirect_max > 0;
+        const uint64_t room = indirect ? c.indirect_max : c.count; // items the ranges are sized for
+        const uint64_t room_bytes = room * sizeof(T);
         const uint64_t align = std::max<uint64_t>(256, ctx.device().min_storage_buffer_offset_alignment);
         auto round = [&](uint64_t x) { return (x + align - 1) / align * align; };
-        uint64_t in_at = align, out_at = c.in_place && !c.reduce ? in_at : round(in_at + bytes + 1);
-        uint64_t out_bytes = out_items * sizeof(T);
-        uint64_t data_size = round(std::max(in_at + bytes, out_at + out_bytes) + 1);
-        uint64_t scratch_bytes = c.reduce ? ctx.reduce_scratch_bytes(c.type, c.count, c.options)
-                                          : ctx.scan_scratch_bytes(c.type, c.count, c.options);
+        uint64_t in_at = align, out_at = c.in_place && !c.reduce ? in_at : round(in_at + room_bytes + 1);
+        uint64_t out_bytes = out_items * sizeof(T); // what the plan writes
+        uint64_t out_room = c.reduce ? out_bytes : room_bytes;
+        uint64_t data_size = round(std::max(in_at + room_bytes, out_at + out_room) + 1);
+        const uint64_t count_at = 8;
+        uint64_t scratch_bytes = c.reduce ? ctx.reduce_scratch_bytes(c.type, room, c.options)
+                                          : ctx.scan_scratch_bytes(c.type, room, c.options);
         uint64_t scratch_at = 3 * align, scratch_size = round(scratch_at + scratch_bytes + 1);
         std::vector<uint8_t> data(data_size), scratch(scratch_size);
         for (auto& b : data) b = uint8_t(rng());
@@ -178,14 +185,21 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         // A caller that keeps its scratch zeroed zeroes it once, before the first plan.
         if (c.options.scratch_zeroed) std::fill_n(scratch.begin() + scratch_at, scratch_bytes, uint8_t(0));
         if (bytes) std::memcpy(data.data() + in_at, in.data(), bytes); // in.data() may be null for count 0
+        if (indirect) {
+            uint32_t written = c.indirect_written ? c.indirect_written : uint32_t(c.count);
+            std::memcpy(data.data() + count_at, &written, 4);
+        }
         Buffer data_buffer = ctx.create_buffer(data_size), scratch_buffer = ctx.create_buffer(scratch_size);
         ctx.upload(data_buffer, data.data(), data_size);
         ctx.upload(scratch_buffer, scratch.data(), scratch_size);
-        BufferRange in_range{data_buffer.handle(), in_at, bytes};
-        BufferRange out_range{data_buffer.handle(), out_at, out_bytes};
+        BufferRange in_range{data_buffer.handle(), in_at, room_bytes};
+        BufferRange out_range{data_buffer.handle(), out_at, out_room};
         BufferRange scratch_range{scratch_buffer.handle(), scratch_at, scratch_bytes};
-        ScanPlan plan = c.reduce ? ctx.plan_reduce(c.type, c.op, c.count, in_range, out_range, scratch_range, c.options)
-                                 : ctx.plan_scan(c.type, c.op, c.count, in_range, out_range, scratch_range, c.options);
+        IndirectCount count{data_buffer.handle(), count_at, c.indirect_max};
+        ScanPlan plan = indirect ? c.reduce ? ctx.plan_reduce(c.type, c.op, count, in_range, out_range, scratch_range, c.options)
+                                            : ctx.plan_scan(c.type, c.op, count, in_range, out_range, scratch_range, c.options)
+                        : c.reduce ? ctx.plan_reduce(c.type, c.op, c.count, in_range, out_range, scratch_range, c.options)
+                                   : ctx.plan_scan(c.type, c.op, c.count, in_range, out_range, scratch_range, c.options);
         CallerCommands commands(ctx);
         commands.run(plan);
         if (c.options.scratch_zeroed && c.count > 0) {
@@ -259,6 +273,10 @@ std::string DeviceCase::label() const {
     if (api == Api::host) s += " host stream of " + std::to_string(options.stream_bytes) + " bytes";
     if (api == Api::recorded) s += " recorded at offsets";
     if (api == Api::recorded && options.scratch_zeroed) s += " on a scratch kept zeroed, twice";
+    if (indirect_max) {
+        s += " count on the device, at most " + std::to_string(indirect_max);
+        if (indirect_written) s += " (" + std::to_string(indirect_written) + " written)";
+    }
     if (runs > 1) s += " x" + std::to_string(runs) + " runs";
     return s;
 }

@@ -54,6 +54,11 @@ struct DeviceCase {
     // How it runs: on the Context's buffers, from host arrays (streamed), or as a plan recorded into
     // a command buffer of our own at non-zero offsets, checking that nothing outside the output changed.
     enum class Api { buffers, host, recorded } api = Api::buffers;
+    // Recorded only: > 0 makes the plan with an IndirectCount of this bound (>= count), whose buffer
+    // holds indirect_written (0: count). Buffers and scratch are sized for the bound; nothing past
+    // the count may change. A written count past the bound with count == bound: the bound is kept.
+    uint64_t indirect_max = 0;
+    uint32_t indirect_written = 0;
     uint32_t runs = 1;       // > 1: the outputs of every run must be bit-identical
     // Float min/max: the items are denormals of both signs, signed zeros, a few infinities and NaNs.
     bool denormals = false;

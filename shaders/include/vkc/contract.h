@@ -43,6 +43,8 @@
 #define VKC_DEVICE_PATH_LOOK_BACK_CHUNKED 1u // MODE_SCAN, chunks of several tiles
 #define VKC_DEVICE_PATH_CHUNK_PASSES 2u      // MODE_REDUCE, MODE_REDUCE_CHUNKS, MODE_SCAN_CHUNKS
 #define VKC_DEVICE_PATH_ANY 0xffffffffu      // every path, chosen by the mode (the default)
+#define VKC_DEVICE_PATH_MASK 0xffu           // the path's bits; above them, what the pipeline reads:
+#define VKC_DEVICE_COUNT_ON_DEVICE 0x100u    // the count from VKC_STATE_COUNT, at most the push constant's
 
 // ---- device_scan.comp: push-constant flags ----
 #define VKC_DEVICE_FLAG_EXCLUSIVE 1u
@@ -64,9 +66,12 @@
 #define VKC_STATE_DIRTY 9u          // + parity: status words each parity's last dispatch may have posted
 #define VKC_STATE_PREFETCH_SINK 11u // never written in a correct run
 #define VKC_STATE_REDUCE_TICKET 12u // integer reduce's piece ticket
+#define VKC_STATE_COUNT 13u         // a plan with an indirect count copies it here before its dispatch
 #define VKC_STATE_HEADER_WORDS 16u  // chunk statuses or totals start here, on a 32-byte boundary
 #define VKC_STATUS_SLOT_WORDS 8u    // words a look-back chunk's status slot takes (32 bytes)
 #define VKC_STATUS_BLOCK_WORDS 64u  // the two parities' status arrays alternate in blocks of this many
+// Words a chunk's status or total takes: 16 bits of the value a word, at least one word.
+#define VKC_STATUS_WORDS(item_bytes) ((item_bytes) <= 2u ? 1u : (item_bytes) / 2u)
 
 // ---- device_scan.comp: tile limits ----
 #define VKC_DEVICE_MAX_ITEMS_PER_INVOCATION 32 // the register arrays' length

@@ -42,7 +42,7 @@ void read_totals(uint at, uint end, out ITEM_TYPE totals[TOTALS_BATCH], out bool
 // Past the wait's bound (or at once with FLAG_FORCE_FALLBACK): every chunk's total computed and posted
 // again by this group, with the function its own group used, so the bits are the same.
 void post_totals_again() {
-    for (uint chunk = 0u; chunk < params.chunks; ++chunk) {
+    for (uint chunk = 0u; chunk < chunk_count(); ++chunk) {
         ITEM_TYPE total = reduce_chunk(chunk);
         if (gl_LocalInvocationIndex == 0u) {
             post_words(total_at(chunk), STATUS_TOTAL, total);
@@ -93,7 +93,7 @@ ITEM_TYPE fold_totals(uint begin, uint end, uint per_invocation) {
                 // Any order gives the same result here, and which pieces each group drew is not known:
                 // this group folds the whole input and reads no total (a late post could not be told
                 // from one posted again).
-                ITEM_TYPE all = workgroup_total(fold_striped(0u, params.count, ITEM_IDENTITY));
+                ITEM_TYPE all = workgroup_total(fold_striped(0u, item_count(), ITEM_IDENTITY));
                 return gl_LocalInvocationIndex == 0u ? all : ITEM_IDENTITY;
             }
 #endif
@@ -105,12 +105,12 @@ ITEM_TYPE fold_totals(uint begin, uint end, uint per_invocation) {
 
 void reduce_chunks() {
     uint chunk = group_index();
-    if (chunk >= params.chunks) {
+    if (chunk >= chunk_count()) {
         return;
     }
-    bool alone = params.chunks == 1u; // last without counting, and it has its total
+    bool alone = chunk_count() == 1u; // last without counting, and it has its total
 #if REDUCE_BY_TICKET
-    uint share = (params.tiles + params.chunks - 1u) / params.chunks;
+    uint share = (tile_count() + chunk_count() - 1u) / chunk_count();
     bool by_ticket = params.mode == MODE_REDUCE && !alone && share >= TICKET_MIN_SHARE;
     ITEM_TYPE total = by_ticket ? reduce_by_ticket(share) : reduce_chunk(chunk);
 #else
@@ -120,7 +120,7 @@ void reduce_chunks() {
         if (!alone) {
             post_words(total_at(chunk), STATUS_TOTAL, total);
         }
-        finished_last = alone || atomicAdd(state[STATE_FINISHED], 1u) == params.chunks - 1u;
+        finished_last = alone || atomicAdd(state[STATE_FINISHED], 1u) == chunk_count() - 1u;
         for (uint k = 0u; k < 3u; ++k) {
             totals_missing[k] = 0u;
         }
@@ -132,9 +132,9 @@ void reduce_chunks() {
     // Each invocation folds its own run of consecutive totals and one ordered work-group scan joins
     // the runs: one trip to L2 and one scan, where a scan a work-group's width of totals at a time
     // took 8 of each for 2048 chunks.
-    uint per_invocation = (params.chunks + VKC_WORKGROUP_SIZE - 1u) / VKC_WORKGROUP_SIZE;
-    uint run_begin = min(gl_LocalInvocationIndex * per_invocation, params.chunks);
-    uint run_end = min(run_begin + per_invocation, params.chunks);
+    uint per_invocation = (chunk_count() + VKC_WORKGROUP_SIZE - 1u) / VKC_WORKGROUP_SIZE;
+    uint run_begin = min(gl_LocalInvocationIndex * per_invocation, chunk_count());
+    uint run_end = min(run_begin + per_invocation, chunk_count());
     ITEM_TYPE own = !alone                           ? fold_totals(run_begin, run_end, per_invocation)
                     : gl_LocalInvocationIndex == 0u ? total
                                                     : ITEM_IDENTITY;
@@ -161,7 +161,7 @@ void reduce_chunks() {
     if (params.mode == MODE_REDUCE) {
         // Every total is read (the scan's barrier is past): zero again. Neighbouring invocations,
         // neighbouring words.
-        for (uint at = gl_LocalInvocationIndex; at < STATUS_WORDS * params.chunks; at += VKC_WORKGROUP_SIZE) {
+        for (uint at = gl_LocalInvocationIndex; at < STATUS_WORDS * chunk_count(); at += VKC_WORKGROUP_SIZE) {
             state[STATE_CHUNKS + at] = 0u;
         }
     }
@@ -180,7 +180,7 @@ void reduce_chunks() {
 shared ITEM_TYPE chunk_prefix_read;
 void scan_chunks() {
     uint chunk = group_index();
-    if (chunk >= params.chunks) {
+    if (chunk >= chunk_count()) {
         return;
     }
     if (gl_LocalInvocationIndex == 0u) {

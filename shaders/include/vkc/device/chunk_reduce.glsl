@@ -8,8 +8,8 @@
 #define VKC_DEVICE_CHUNK_REDUCE_GLSL
 
 // A chunk's tiles: [first_tile_of(chunk), end_tile_of(chunk)); the last chunk may be short.
-uint first_tile_of(uint chunk) { return chunk * params.chunk_tiles; }
-uint end_tile_of(uint chunk) { return min(first_tile_of(chunk) + params.chunk_tiles, params.tiles); }
+uint first_tile_of(uint chunk) { return chunk * tiles_per_chunk(); }
+uint end_tile_of(uint chunk) { return min(first_tile_of(chunk) + tiles_per_chunk(), tile_count()); }
 
 #if ITEM_COMMUTATIVE
 // Items [begin, end) folded into this invocation's `own`, for operators that commute, where any
@@ -56,7 +56,7 @@ ITEM_TYPE reduce_chunk(uint chunk) {
     uint tile_begin = first_tile_of(chunk);
     uint tile_end = end_tile_of(chunk);
 #if ITEM_COMMUTATIVE
-    return workgroup_total(fold_striped(tile_begin * tile_items(), min(tile_end * tile_items(), params.count),
+    return workgroup_total(fold_striped(tile_begin * tile_items(), min(tile_end * tile_items(), item_count()),
                                         ITEM_IDENTITY));
 #else
     // In order: tile by tile, each reduced in the blocked arrangement.
@@ -90,9 +90,9 @@ const uint PIECES_A_SHARE = 256u;
 shared uint next_piece[2]; // written by invocation 0 a piece ahead, alternating
 // `share`: a group's fair share of the tiles, in tiles.
 ITEM_TYPE reduce_by_ticket(uint share) {
-    uint groups = params.chunks;
+    uint groups = chunk_count();
     uint piece_tiles = (share + PIECES_A_SHARE - 1u) / PIECES_A_SHARE;
-    uint pieces = (params.tiles + piece_tiles - 1u) / piece_tiles;
+    uint pieces = (tile_count() + piece_tiles - 1u) / piece_tiles;
     uint most = 2u * ((pieces + groups - 1u) / groups);
     uint held = 2u; // pieces this group has (uniform): its own, and the one drawn here
     if (gl_LocalInvocationIndex == 0u) {
@@ -102,7 +102,7 @@ ITEM_TYPE reduce_by_ticket(uint share) {
     uint piece = group_index();
     for (uint k = 0u; piece < pieces; ++k) { // uniform: `piece` comes from shared memory
         uint begin = piece * piece_tiles * tile_items();
-        own = fold_striped(begin, min(begin + piece_tiles * tile_items(), params.count), own);
+        own = fold_striped(begin, min(begin + piece_tiles * tile_items(), item_count()), own);
         barrier(); // next_piece[k & 1] was written, and next_piece[(k + 1) & 1] read by all, before it
         piece = next_piece[k & 1u];
         if (gl_LocalInvocationIndex == 0u && piece < pieces) {
@@ -118,7 +118,7 @@ ITEM_TYPE reduce_by_ticket(uint share) {
 // while a tile is held in registers. Each invocation folds its own consecutive items, then one ordered
 // work-group reduce (operators need not commute).
 ITEM_TYPE reduce_chunk_input(uint chunk) {
-    uint per_invocation = params.chunk_tiles * items_per_invocation;
+    uint per_invocation = tiles_per_chunk() * items_per_invocation;
     uint first = first_tile_of(chunk) * tile_items() + gl_LocalInvocationIndex * per_invocation;
     ITEM_TYPE own = ITEM_PREPARE(items_in[first]);
     for (uint i = 1u; i < per_invocation; ++i) {

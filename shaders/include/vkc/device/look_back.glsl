@@ -136,13 +136,13 @@ ITEM_TYPE look_back(uint chunk, LookBackStart start) {
     const uint max_rounds = (chunk + 1u) * (spin_limit + 2u);
     const uint sector_items = 32u / ITEM_BYTES;
     const bool prefetch = LOOK_BACK_PREFETCH && has_flag(FLAG_PREFETCH);
-    uint prefetch_first = params.count; // the prefetched chunk's first item; the count: none
+    uint prefetch_first = item_count(); // the prefetched chunk's first item; the count: none
     if (prefetch) {
         // (the count wraps to 0 once the last ticket is taken: then no chunk is left to start)
         uint taken = atomicLoad(state[STATE_TICKET], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) &
                      TICKET_COUNT;
         uint target = taken + chunk % PREFETCH_SPREAD;
-        if (taken > chunk && target < params.chunks) {
+        if (taken > chunk && target < chunk_count()) {
             prefetch_first = first_tile_of(target) * tile_items();
         }
     }
@@ -153,8 +153,8 @@ ITEM_TYPE look_back(uint chunk, LookBackStart start) {
         prefetch_sink ^= prefetch_pending;
         uint sectors_before = (round - start.round - 1u) * VKC_WORKGROUP_SIZE; // of the chunk, by earlier rounds
         uint at = prefetch_first + (sectors_before + gl_LocalInvocationIndex) * sector_items;
-        bool in_chunk = round > start.round && sectors_before * sector_items < params.chunk_tiles * tile_items();
-        prefetch_pending = prefetch && in_chunk && at < params.count ? to_bits(items_in[at]).x : 0u;
+        bool in_chunk = round > start.round && sectors_before * sector_items < tiles_per_chunk() * tile_items();
+        prefetch_pending = prefetch && in_chunk && at < item_count() ? to_bits(items_in[at]).x : 0u;
         uint half_at = (round & 1u) * VKC_WORKGROUP_SIZE;
         uint slot = round % 3u;
         int mine = nearest - int(distance);
@@ -242,7 +242,7 @@ ITEM_TYPE look_back(uint chunk, LookBackStart start) {
 // The chunk's aggregate, for its successors' look-backs. Chunk 0 posts its inclusive prefix at once,
 // and the last chunk posts nothing: no successor reads it (and a lone chunk leaves the state untouched).
 void post_aggregate(uint chunk, ITEM_TYPE aggregate) {
-    bool last = chunk == params.chunks - 1u;
+    bool last = chunk == chunk_count() - 1u;
     if (chunk > 0u && !last && gl_LocalInvocationIndex == 0u) {
         post(chunk, STATUS_AGGREGATE, aggregate);
     }
@@ -254,7 +254,7 @@ void post_aggregate(uint chunk, ITEM_TYPE aggregate) {
 // have found the prefix already); `aggregate_posted`: the caller has posted it, or had no need to.
 ITEM_TYPE chunk_prefix(uint chunk, ITEM_TYPE aggregate, LookBackStart start, bool aggregate_posted,
                        out bool seeded) {
-    bool last = chunk == params.chunks - 1u;
+    bool last = chunk == chunk_count() - 1u;
     seeded = chunk > 0u || carry_in_present();
     if (!aggregate_posted) {
         post_aggregate(chunk, aggregate);

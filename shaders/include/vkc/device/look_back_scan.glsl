@@ -76,7 +76,7 @@ void scan_tile_raked(uint tile) {
             // The last, partial tile: items past the count take the identity and are not written.
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 uint i = at * ITEM_VEC_WIDTH + c;
-                VEC_AT(v[r], c) = i < params.count ? items_in[i] : ITEM_IDENTITY;
+                VEC_AT(v[r], c) = i < item_count() ? items_in[i] : ITEM_IDENTITY;
             }
         }
     }
@@ -167,7 +167,7 @@ void scan_tile_raked(uint tile) {
         } else {
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 uint i = at * ITEM_VEC_WIDTH + c;
-                if (i < params.count) {
+                if (i < item_count()) {
                     items_out[i] = VEC_AT(x, c);
                 }
             }
@@ -336,10 +336,10 @@ void scan_chunk_in_registers(uint chunk) {
 // loading its tile before this tile's look-back: a taken ticket whose tile waits for its group's
 // current one holds up every later tile's look-back.
 void scan_look_back() {
-    if (group_index() >= params.chunks) {
+    if (group_index() >= chunk_count()) {
         return; // a spare group of a 2D grid: it takes no ticket (uniform)
     }
-    const bool chained = params.chunks > 1u; // a lone chunk takes no ticket and touches no state
+    const bool chained = chunk_count() > 1u; // a lone chunk takes no ticket and touches no state
     if (gl_LocalInvocationIndex == 0u) {
         // Chunks in the order groups start, not by ID. Both dirty counts are read beside the ticket
         // (the parity is not known before it), so the read adds no trip to L2.
@@ -350,13 +350,13 @@ void scan_look_back() {
             uint taken = atomicAdd(state[STATE_TICKET], 1u);
             chunk = taken & TICKET_COUNT;
             parity = taken >> 31u;
-            if (chunk == params.chunks - 1u) {
+            if (chunk == chunk_count() - 1u) {
                 // Every ticket is taken: the next dispatch counts from zero, in the other array.
                 atomicStore(state[STATE_TICKET], (parity ^ 1u) << 31u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                             gl_SemanticsRelaxed);
             }
             if (chunk == 0u) {
-                atomicStore(state[STATE_DIRTY + parity], params.chunks * STATUS_SLOT, gl_ScopeDevice,
+                atomicStore(state[STATE_DIRTY + parity], chunk_count() * STATUS_SLOT, gl_ScopeDevice,
                             gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
             }
         }
@@ -369,18 +369,18 @@ void scan_look_back() {
     }
     barrier();
     uint chunk = ticket;
-    if (chunk >= params.chunks) {
+    if (chunk >= chunk_count()) {
         return; // only where the state was not zeroed as the host promised: nothing is written
     }
     if (chained) {
         // The previous dispatch's posts in the other array, zeroed for the next dispatch (nothing in
         // this one reads them): stripes of the work-group's width, the chunk's own and every
-        // params.chunks-th after it. First, so that nothing is held in registers for it through the
+        // chunk_count()-th one after it. First, so that nothing is held in registers for it through the
         // tile; bounded by the binding, so a state not zeroed as promised cannot send them past it.
         uint parity = ticket_parity ^ 1u;
         uint words = min(other_dirty, uint(state.length()));
         for (uint w = chunk * VKC_WORKGROUP_SIZE + gl_LocalInvocationIndex; w < words;
-             w += params.chunks * VKC_WORKGROUP_SIZE) {
+             w += chunk_count() * VKC_WORKGROUP_SIZE) {
             uint at = status_word_at(parity, w);
             if (at < uint(state.length())) {
                 state[at] = 0u;

@@ -44,7 +44,7 @@ const uint STATE_PREFETCH_SINK = VKC_STATE_PREFETCH_SINK; // never written (see 
 const uint STATE_REDUCE_TICKET = VKC_STATE_REDUCE_TICKET; // reduce_by_ticket's pieces
 const uint STATE_CHUNKS = VKC_STATE_HEADER_WORDS;
 const uint TICKET_COUNT = 0x7fffffffu; // and bit 31 the parity
-const uint STATUS_WORDS = ITEM_BYTES <= 2 ? 1u : ITEM_BYTES / 2u;
+const uint STATUS_WORDS = VKC_STATUS_WORDS(ITEM_BYTES);
 // A look-back chunk's status takes a slot of STATUS_SLOT words (32 bytes, a sector of NVIDIA's L2), its
 // first STATUS_WORDS used: chunks in flight post to sectors of their own while successors poll them.
 // Packed, neighbours' posts and polls would meet in the same sectors.

@@ -17,7 +17,7 @@
 const uint STAGE_PAD_EVERY = ITEM_BYTES == 8u ? 16u : 32u;
 shared ITEM_TYPE stage[stage_items + stage_items / STAGE_PAD_EVERY + 1u];
 uint padded(uint at) { return at + at / STAGE_PAD_EVERY; }
-bool tile_full(uint tile) { return (tile + 1u) * tile_items() <= params.count; }
+bool tile_full(uint tile) { return (tile + 1u) * tile_items() <= item_count(); }
 
 // Each subgroup moves its own contiguous part of the tile (CUB's warp transpose): no work-group
 // barrier. Without subgroups the whole work-group does, between barriers.
@@ -74,7 +74,7 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
         return;
     }
 #endif
-    if (first + items_per_invocation <= params.count) {
+    if (first + items_per_invocation <= item_count()) {
 #if ITEM_VEC_WIDTH > 1
         [[unroll]] for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
             ITEM_VEC x = vectors_in[first / ITEM_VEC_WIDTH + v];
@@ -90,7 +90,7 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
     } else {
         // The last, partial tile: items past the count take the identity and are not written.
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = first + i < params.count ? items_in[first + i] : ITEM_IDENTITY;
+            items[i] = first + i < item_count() ? items_in[first + i] : ITEM_IDENTITY;
         }
     }
 }
@@ -117,7 +117,7 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
         return;
     }
 #endif
-    if (first + items_per_invocation <= params.count) {
+    if (first + items_per_invocation <= item_count()) {
 #if ITEM_VEC_WIDTH > 1
         [[unroll]] for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
             ITEM_VEC x;
@@ -133,7 +133,7 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
 #endif
     } else {
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            if (first + i < params.count) {
+            if (first + i < item_count()) {
                 items_out[first + i] = items[i];
             }
         }
