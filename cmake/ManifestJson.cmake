@@ -34,7 +34,7 @@ set(VKC_MANIFEST_COMMON [=[  "spirv_version": "1.3",
   "vulkan_version": "1.1",
   "entry_point": "main",
   "stage": "VK_SHADER_STAGE_COMPUTE_BIT",
-  "notes": "Every module uses descriptor set 0 with storage buffers at bindings 0..2 and 32 bytes of push constants, so one VkDescriptorSetLayout (3 storage buffers) and one VkPipelineLayout serve them all. Work-group k of a work-group collective holds items [k*size, (k+1)*size) with size = x*y*z; dispatch group_count work-groups. Extensions are needed on Vulkan 1.1 devices only: Vulkan 1.2 made them core. Subgroup operations are VkPhysicalDeviceSubgroupProperties::supportedOperations bits, in supportedStages compute."]=])
+  "notes": "Every module uses descriptor set 0 with storage buffers at bindings 0..3 (each module's own are listed) and 32 bytes of push constants, so one VkDescriptorSetLayout (4 storage buffers) and one VkPipelineLayout serve them all. Work-group k of a work-group collective holds items [k*size, (k+1)*size) with size = x*y*z; dispatch group_count work-groups. Extensions are needed on Vulkan 1.1 devices only: Vulkan 1.2 made them core. Subgroup operations are VkPhysicalDeviceSubgroupProperties::supportedOperations bits, in supportedStages compute."]=])
 
 set(_wg_push [=[{"size": 32, "fields": [
         {"offset": 0, "size": 4, "name": "count", "meaning": "live items: the last work-group is short when count is not a multiple of its size"},
@@ -77,7 +77,8 @@ function(vkc_manifest_entry out name kernel collective type op path bytes raw_fe
     string(APPEND specs ",\n        ${_spec_packed},\n        ${_spec_capacity},\n        ${_spec_block}")
   elseif(kernel STREQUAL "device_scan")
     string(APPEND bindings [=[,
-        {"set": 0, "binding": 2, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read_write", "contents": "scratch: tile status words and chunk totals"}]=])
+        {"set": 0, "binding": 2, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read_write", "contents": "scratch: tile status words and chunk totals"},
+        {"set": 0, "binding": 3, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "IndirectCount: the item count a plan reads on the device"}]=])
     set(push "${_device_push}")
     set(protocol "cpp_only")
   elseif(kernel MATCHES "^(copy|read|subgroup_layout)$")

@@ -238,8 +238,10 @@ function(vkc_add_shader_modules target)
             list(APPEND spv_files "${spv}")
             _vkc_required_features(features ${kernel} ${type} ${op} ${path})
             set(bindings 2)
-            if(kernel STREQUAL "block_scan" OR kernel STREQUAL "device_scan")
+            if(kernel STREQUAL "block_scan")
               set(bindings 3)
+            elseif(kernel STREQUAL "device_scan")
+              set(bindings 4)
             endif()
             # name|collective|type|op|path|features|max work-group size|bindings|kernel|type name|op name
             list(APPEND table_rows

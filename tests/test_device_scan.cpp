@@ -534,7 +534,9 @@ TEST_CASE("device scan: bad requests get errors that name the problem") {
     m = message([&] { ctx.plan_reduce(Type::u32, Op::add, IndirectCount{result.handle(), 2, 16}, whole_a, whole_result, whole_b); });
     CHECK_MESSAGE(m.find("count_buffer_offset 2 is not a multiple of 4") != std::string::npos, m);
     m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{b.handle(), 4, 16}, whole_a, whole_a, whole_b); });
-    CHECK_MESSAGE(m.find("count lies in the scratch range") != std::string::npos, m);
+    CHECK_MESSAGE(m.find("count lies in the scratch or the output range") != std::string::npos, m);
+    m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{a.handle(), 12, 16}, whole_a, whole_a, whole_b); });
+    CHECK_MESSAGE(m.find("count lies in the scratch or the output range") != std::string::npos, m);
     ScanOptions segments;
     segments.segment_items = 1;
     m = message([&] {

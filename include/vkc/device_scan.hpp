@@ -111,7 +111,8 @@ struct BufferRange {
 
 // An item count the GPU writes (a culling pass's output, say), read when the plan's command buffer
 // executes, as vkCmdDrawIndirectCount reads its draw count: a uint32 at count_buffer_offset (a
-// multiple of 4) in count_buffer (VK_BUFFER_USAGE_TRANSFER_SRC_BIT). max_count bounds it on the host:
+// multiple of 4) in count_buffer (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; not in the output or scratch
+// range: every work-group reads it as it starts). max_count bounds it on the host:
 // the input, output and scratch are sized for max_count items, the grid is, and a count past it
 // scans (or reduces) the first max_count items. Items past the count are neither read nor written
 // (a reduce of 0 items writes the identity). max_count items must fit one dispatch:
@@ -139,8 +140,8 @@ struct IndirectCount {
 //     including an earlier plan on the same scratch and the fill that zeroed it)
 //     -> VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
 //        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-//   before, with an IndirectCount: its write of the count -> VK_PIPELINE_STAGE_TRANSFER_BIT,
-//     VK_ACCESS_TRANSFER_READ_BIT (the plan copies the count into the scratch, then dispatches);
+//   before, with an IndirectCount: its write of the count -> VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+//     VK_ACCESS_SHADER_READ_BIT (the barrier for the input covers it);
 //   after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT -> its readers of the output.
 // Buffers: input and output need VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, scratch that and
 // VK_BUFFER_USAGE_TRANSFER_DST_BIT. Output may be the input range (in place).

@@ -3,6 +3,9 @@
 // Every module shares one interface, so one descriptor-set layout and pipeline layout serve them all:
 //   set 0, binding 0: storage buffer, the input items (read only)
 //   set 0, binding 1: storage buffer, the output items (written only where the item is live)
+//   set 0, bindings 2 and 3: storage buffers of block and device scans (block: the per-tile record;
+//     device: the scratch, and the count of a plan with an IndirectCount); a layout with all four
+//     serves every module
 //   push constants: ModuleParams below, 32 bytes, compute stage
 //   specialization constants 0, 1, 2: work-group size x, y, z (uint32)
 //   specialization constant 6 (reduce, scans, block): shared scratch capacity in invocations, at least
@@ -50,7 +53,7 @@ static_assert(sizeof(BlockParams) == 32);
 // Push constants of device_scan modules, 32 bytes (shaders/kernels/device_scan.comp says more).
 struct DeviceScanParams {
     uint32_t count;       // items in this dispatch
-    uint32_t tiles;       // ceil(count / tile items)
+    uint32_t tiles;       // ceil(count / tile items); with an IndirectCount, the count's word in binding 3
     uint32_t flags;       // 1 exclusive, 2 carry in, 4 carry slot, 8 force fallback, 16 in place, 32 statistics,
                           // 64 prefetch while looking back
     uint32_t mode;        // 0 look-back scan, 1 reduce, 2 chunk prefixes, 3 scan chunks
@@ -67,7 +70,8 @@ constexpr uint32_t module_spec_scratch_capacity = 6;      // reduce, scans, bloc
 constexpr uint32_t module_spec_stage_items = 7;           // block modules: items the stage holds
 // Constant 8 is each kernel's own. device_scan: the path a pipeline compiles (0 the look-back scan of
 // a tile in registers, 1 of chunks of tiles, 2 reduce and the reproducible scan's passes; the
-// default, 0xffffffff, every path, by DeviceScanParams::mode; see device_scan.comp). Block modules:
+// default, 0xffffffff, every path, by DeviceScanParams::mode; see device_scan.comp), with 0x100 set
+// where the count is read from binding 3 (IndirectCount). Block modules:
 // BlockParams::flags compiled in, and in bits 8-11 how many unstaged tiles an invocation loads
 // together, 1 to 8 (the default, 0xffffffff, reads the flags from the push constants, batch 2).
 constexpr uint32_t module_spec_kernel = 8;
@@ -78,6 +82,7 @@ constexpr uint32_t block_stage_bytes = 16384;
 
 constexpr uint32_t module_input_binding = 0;
 constexpr uint32_t module_output_binding = 1;
+constexpr uint32_t module_max_bindings = 4; // the shared layout's storage buffers
 constexpr uint32_t module_spec_workgroup_size_x = 0; // then y = 1, z = 2
 constexpr uint32_t module_spec_subgroups_packed = 3;
 constexpr uint32_t module_push_constant_bytes = sizeof(ModuleParams);
@@ -90,7 +95,7 @@ struct ModuleInfo {
     Path path;
     Feature required;       // what the device must support to run it
     uint32_t max_workgroup_size; // invocations its shared scratch is sized for
-    uint32_t binding_count; // 2, or 3 for block modules (binding 2: per-tile record, see BlockParams)
+    uint32_t binding_count; // 2; 3 for block modules (binding 2: per-tile record, see BlockParams); 4 device_scan
     const uint32_t* code;   // SPIR-V 1.3 words, entry point "main"
     size_t code_bytes;
 };

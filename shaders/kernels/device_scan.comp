@@ -30,7 +30,7 @@
 // FLAG_FORCE_FALLBACK makes every chunk do so for its predecessor without polling (a test setting).
 //
 // Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 the scratch (uint
-// words; its layout: vkc/device/scratch.glsl).
+// words; its layout: vkc/device/scratch.glsl), 3 an IndirectCount's buffer.
 #include "vkc/contract.h"
 
 layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
@@ -74,10 +74,12 @@ layout(set = 0, binding = 1, std430) writeonly buffer OutputVectors { ITEM_VEC v
 layout(set = 0, binding = 0, std430) readonly buffer Input { ITEM_TYPE items_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Output { ITEM_TYPE items_out[]; };
 layout(set = 0, binding = 2, std430) coherent buffer State { uint state[]; };
+// A plan's IndirectCount: the count at word params.tiles (the binding starts at an aligned offset).
+layout(set = 0, binding = 3, std430) readonly buffer IndirectCount { uint indirect_count_words[]; };
 
 layout(push_constant, std430) uniform Params {
     uint count;       // items in this dispatch (with an indirect count: at most this many)
-    uint tiles;       // ceil(count / tile items) (with an indirect count: unused)
+    uint tiles;       // ceil(count / tile items) (with an indirect count: the count's word in binding 3)
     uint flags;
     uint mode;
     uint spin_limit;  // MODE_SCAN: bits 0-15 polls of an unposted predecessor before computing it,
@@ -111,31 +113,37 @@ uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGrou
 bool has_flag(uint f) { return (params.flags & f) != 0u; }
 
 // The dispatch's items, tiles, chunks and tiles a chunk. A plan's pipeline with VKC_DEVICE_COUNT_ON_DEVICE
-// (a count the GPU wrote: IndirectCount) derives them from the count the plan copied into the scratch
-// before the dispatch, at most params.count (the host's bound, which sized the buffers and the grid),
-// as the host derives them from a count it knows (Layout, src/device_scan/internal.hpp): the look-back
-// keeps params.chunk_tiles, the chunk passes split the tiles over at most params.chunks work-groups.
-// Groups past the chunks exit at once. Other pipelines read all four from the push constants, and
-// specialization leaves no trace of this.
+// (a count the GPU wrote: IndirectCount) derives them from the count in binding 3, at most
+// params.count (the host's bound, which sized the buffers and the grid), as the host derives them
+// from a count it knows (Layout, src/device_scan/internal.hpp): the look-back keeps
+// params.chunk_tiles, the chunk passes split the tiles over at most params.chunks work-groups. Groups
+// past the chunks exit at once. They are kept in shared memory, not in registers held through the
+// tile. Other pipelines read all four from the push constants, and specialization leaves no trace
+// of this.
 // (Bit 31 set: PATH_ANY. One comparison, as && of specialization constants becomes code in glslang.)
 const bool count_on_device =
     (compiled_path & (VKC_DEVICE_COUNT_ON_DEVICE | 0x80000000u)) == VKC_DEVICE_COUNT_ON_DEVICE;
-uint device_items, device_tiles, device_chunks, device_chunk_tiles; // where count_on_device: set by main
-uint item_count() { return count_on_device ? device_items : params.count; }
-uint tile_count() { return count_on_device ? device_tiles : params.tiles; }
-uint chunk_count() { return count_on_device ? device_chunks : params.chunks; }
-uint tiles_per_chunk() { return count_on_device ? device_chunk_tiles : params.chunk_tiles; }
+shared uint device_counts[4]; // items, tiles, chunks, tiles a chunk
+uint item_count() { return count_on_device ? device_counts[0] : params.count; }
+uint tile_count() { return count_on_device ? device_counts[1] : params.tiles; }
+uint chunk_count() { return count_on_device ? device_counts[2] : params.chunks; }
+uint tiles_per_chunk() { return count_on_device ? device_counts[3] : params.chunk_tiles; }
 void read_count_on_device() {
-    device_items = min(state[VKC_STATE_COUNT], params.count);
-    device_tiles = device_items / tile_items() + (device_items % tile_items() != 0u ? 1u : 0u);
-    if (runs_look_back()) {
-        device_chunk_tiles = params.chunk_tiles;
-        device_chunks = (device_tiles + device_chunk_tiles - 1u) / device_chunk_tiles; // 0 for no items
-    } else {
-        uint groups = clamp(device_tiles, 1u, params.chunks);
-        device_chunk_tiles = max((device_tiles + groups - 1u) / groups, 1u);
-        device_chunks = max((device_tiles + device_chunk_tiles - 1u) / device_chunk_tiles, 1u);
+    if (gl_LocalInvocationIndex == 0u) {
+        uint items = min(indirect_count_words[params.tiles], params.count);
+        uint tiles = items / tile_items() + (items % tile_items() != 0u ? 1u : 0u);
+        uint chunk_tiles = params.chunk_tiles, chunks = (tiles + chunk_tiles - 1u) / chunk_tiles; // 0: no items
+        if (!runs_look_back()) {
+            uint groups = clamp(tiles, 1u, params.chunks);
+            chunk_tiles = max((tiles + groups - 1u) / groups, 1u);
+            chunks = max((tiles + chunk_tiles - 1u) / chunk_tiles, 1u);
+        }
+        device_counts[0] = items;
+        device_counts[1] = tiles;
+        device_counts[2] = chunks;
+        device_counts[3] = chunk_tiles;
     }
+    barrier();
 }
 
 #include "vkc/device/scratch.glsl"

@@ -149,15 +149,15 @@ void DeviceState::set_up_device_objects() {
     check(vk.vkCreateFence(device, &f, allocator, &fence), "vkCreateFence");
 
     // One layout serves every module (see include/vkc/modules.hpp).
-    VkDescriptorSetLayoutBinding bindings[3] = {};
-    for (uint32_t i = 0; i < 3; ++i) {
+    VkDescriptorSetLayoutBinding bindings[module_max_bindings] = {};
+    for (uint32_t i = 0; i < module_max_bindings; ++i) {
         bindings[i].binding = i;
         bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         bindings[i].descriptorCount = 1;
         bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     }
     VkDescriptorSetLayoutCreateInfo sl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    sl.bindingCount = 3;
+    sl.bindingCount = module_max_bindings;
     sl.pBindings = bindings;
     check(vk.vkCreateDescriptorSetLayout(device, &sl, allocator, &set_layout), "vkCreateDescriptorSetLayout");
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes};
@@ -167,7 +167,7 @@ void DeviceState::set_up_device_objects() {
     pl.pushConstantRangeCount = 1;
     pl.pPushConstantRanges = &range;
     check(vk.vkCreatePipelineLayout(device, &pl, allocator, &pipeline_layout), "vkCreatePipelineLayout");
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = 1;
     dp.poolSizeCount = 1;

@@ -27,8 +27,7 @@ constexpr uint32_t flag_exclusive = VKC_DEVICE_FLAG_EXCLUSIVE, flag_carry_in = V
 // statuses (two arrays alternating in blocks of status_block words, a slot of status_slot_words each) or totals.
 constexpr uint32_t state_header_words = VKC_STATE_HEADER_WORDS;
 constexpr uint32_t ticket_word = VKC_STATE_TICKET, finished_word = VKC_STATE_FINISHED,
-                   reduce_ticket_word = VKC_STATE_REDUCE_TICKET, dirty_word = VKC_STATE_DIRTY,
-                   count_word = VKC_STATE_COUNT;
+                   reduce_ticket_word = VKC_STATE_REDUCE_TICKET, dirty_word = VKC_STATE_DIRTY;
 constexpr uint32_t stat_rounds_word = VKC_STATE_STAT_ROUNDS, stat_walked_word = VKC_STATE_STAT_WALKED,
                    stat_fallbacks_word = VKC_STATE_STAT_FALLBACKS;
 constexpr uint32_t status_block = VKC_STATUS_BLOCK_WORDS, status_slot_words = VKC_STATUS_SLOT_WORDS;
@@ -84,11 +83,9 @@ void require_op(const char* what, Type type, Op op);
 
 struct ScanPlan::State {
     struct Step {
-        enum Kind { fill, copy_count, to_compute, compute_to_compute, dispatch } kind;
-        VkBuffer buffer = VK_NULL_HANDLE; // fill and copy_count: the scratch
+        enum Kind { fill, to_compute, compute_to_compute, dispatch } kind;
+        VkBuffer buffer = VK_NULL_HANDLE; // fill
         VkDeviceSize offset = 0, size = 0;
-        VkBuffer source = VK_NULL_HANDLE; // copy_count: the caller's count
-        VkDeviceSize source_offset = 0;
         uint32_t set = 0; // dispatch: descriptor set index
         DeviceScanParams params{};
         uint32_t grid_x = 0, grid_y = 0;

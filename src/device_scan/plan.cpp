@@ -36,12 +36,7 @@ void ScanPlan::record(VkCommandBuffer cmd) const {
         VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         switch (step.kind) {
         case State::Step::fill: vk.vkCmdFillBuffer(cmd, step.buffer, step.offset, step.size, 0); break;
-        case State::Step::copy_count: {
-            VkBufferCopy region{step.source_offset, step.offset, 4};
-            vk.vkCmdCopyBuffer(cmd, step.source, step.buffer, 1, &region);
-            break;
-        }
-        case State::Step::to_compute: // the fills and the count land before the shader reads the state
+        case State::Step::to_compute: // the fills land before the shader reads the state
             barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
             barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
             vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
@@ -137,8 +132,11 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             throw Error(std::string(what) + ": the IndirectCount's count_buffer_offset " +
                         std::to_string(indirect->count_buffer_offset) + " is not a multiple of 4");
         }
-        if (overlaps({indirect->count_buffer, indirect->count_buffer_offset, 4}, 4, scratch, scratch_need)) {
-            throw Error(std::string(what) + ": the IndirectCount's count lies in the scratch range");
+        // Every work-group reads the count as it starts, while others write the output and scratch.
+        BufferRange count_range{indirect->count_buffer, indirect->count_buffer_offset, 4};
+        if (overlaps(count_range, 4, scratch, scratch_need) || overlaps(count_range, 4, out, out_bytes)) {
+            throw Error(std::string(what) + ": the IndirectCount's count lies in the scratch or the " +
+                        (reduce ? "result" : "output") + " range");
         }
     }
     ScanPlan plan;
@@ -159,7 +157,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     if (indirect) path |= VKC_DEVICE_COUNT_ON_DEVICE;
     st.pipeline = pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(3 * segments)};
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(module_max_bindings * segments)};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = uint32_t(segments);
     dp.poolSizeCount = 1;
@@ -181,22 +179,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     uint32_t spin = std::min<uint32_t>(o.spin_limit ? o.spin_limit : default_spin_limit, 0xffff);
     using Step = ScanPlan::State::Step;
     auto fill_words = [&](uint64_t first, uint64_t words) {
-        auto push = [&](uint64_t at, uint64_t n) {
-            if (n) st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + 4 * at, 4 * n});
-        };
-        if (indirect && first <= count_word && count_word < first + words) { // the count's word is copied
-            push(first, count_word - first);
-            push(count_word + 1, first + words - count_word - 1);
-        } else {
-            push(first, words);
-        }
-    };
-    // After the fills, under the barrier that follows them.
-    auto copy_count = [&] {
-        Step step{Step::copy_count, scratch.buffer, scratch.offset + 4 * count_word};
-        step.source = indirect->count_buffer;
-        step.source_offset = indirect->count_buffer_offset;
-        st.steps.push_back(step);
+        st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + 4 * first, 4 * words});
     };
     auto dispatch = [&](uint32_t set, const DeviceScanParams& p, uint64_t groups) {
         Step step{Step::dispatch};
@@ -210,13 +193,25 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
         uint64_t items = count ? l.items_of(s, count) : 0;
         uint64_t tiles = l.tiles_of(items);
         uint64_t seg_bytes = items * bytes;
-        VkDescriptorBufferInfo infos[3] = {
+        // Binding 3: an IndirectCount's buffer from the aligned offset at or before its count (the
+        // shader reads word count_word), else the scratch again (bound, never read).
+        VkDescriptorBufferInfo count_info{scratch.buffer, scratch.offset, state_binding_bytes};
+        uint32_t count_word = 0;
+        if (indirect) {
+            VkDeviceSize at = indirect->count_buffer_offset;
+            VkDeviceSize align_count = std::max<uint64_t>(1, dev.min_storage_buffer_offset_alignment);
+            VkDeviceSize base = at / align_count * align_count;
+            count_info = {indirect->count_buffer, base, at + 4 - base};
+            count_word = uint32_t((at - base) / 4);
+        }
+        VkDescriptorBufferInfo infos[module_max_bindings] = {
             {count ? in.buffer : out.buffer, count ? in.offset + s * l.segment_items * bytes : out.offset,
              std::max<uint64_t>(seg_bytes, bytes)},
             {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes, reduce ? bytes : seg_bytes},
-            {scratch.buffer, scratch.offset, state_binding_bytes}};
-        VkWriteDescriptorSet writes[3] = {};
-        for (uint32_t i = 0; i < 3; ++i) {
+            {scratch.buffer, scratch.offset, state_binding_bytes},
+            count_info};
+        VkWriteDescriptorSet writes[module_max_bindings] = {};
+        for (uint32_t i = 0; i < module_max_bindings; ++i) {
             writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
             writes[i].dstSet = st.sets[s];
             writes[i].dstBinding = i;
@@ -224,11 +219,11 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             writes[i].pBufferInfo = &infos[i];
         }
-        vk.vkUpdateDescriptorSets(device, 3, writes, 0, nullptr);
+        vk.vkUpdateDescriptorSets(device, module_max_bindings, writes, 0, nullptr);
 
         DeviceScanParams p{};
         p.count = uint32_t(items);
-        p.tiles = uint32_t(tiles);
+        p.tiles = indirect ? count_word : uint32_t(tiles);
         p.flags = (o.exclusive ? flag_exclusive : 0) | (carry_in || s > 0 ? flag_carry_in : 0) |
                   (st.carry_slot_after ? flag_carry_slot : 0) | (o.force_fallback ? flag_force_fallback : 0) |
                   (in_place ? flag_in_place : 0);
@@ -253,8 +248,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
                 p.flags |= flag_stats;
                 fill_words(stat_rounds_word, 3); // the three counters are adjacent
             }
-            if (indirect) copy_count();
-            if (zero_state || stats || indirect) st.steps.push_back({Step::to_compute});
+            if (zero_state || stats) st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
             p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
             // In place, a chunk past the frontier could be stored while it is being prefetched: a
@@ -276,8 +270,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
                 fill_words(reduce_ticket_word,
                            state_header_words - reduce_ticket_word + uint64_t(status_words(type)) * p.chunks);
             }
-            if (indirect) copy_count();
-            if (zero_state || indirect) st.steps.push_back({Step::to_compute});
+            if (zero_state) st.steps.push_back({Step::to_compute});
             p.mode = reduce ? mode_reduce : mode_reduce_chunks;
             dispatch(uint32_t(s), p, p.chunks);
             if (!reduce) {

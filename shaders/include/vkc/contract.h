@@ -44,7 +44,7 @@
 #define VKC_DEVICE_PATH_CHUNK_PASSES 2u      // MODE_REDUCE, MODE_REDUCE_CHUNKS, MODE_SCAN_CHUNKS
 #define VKC_DEVICE_PATH_ANY 0xffffffffu      // every path, chosen by the mode (the default)
 #define VKC_DEVICE_PATH_MASK 0xffu           // the path's bits; above them, what the pipeline reads:
-#define VKC_DEVICE_COUNT_ON_DEVICE 0x100u    // the count from VKC_STATE_COUNT, at most the push constant's
+#define VKC_DEVICE_COUNT_ON_DEVICE 0x100u    // the count from binding 3, at most the push constant's
 
 // ---- device_scan.comp: push-constant flags ----
 #define VKC_DEVICE_FLAG_EXCLUSIVE 1u
@@ -66,7 +66,6 @@
 #define VKC_STATE_DIRTY 9u          // + parity: status words each parity's last dispatch may have posted
 #define VKC_STATE_PREFETCH_SINK 11u // never written in a correct run
 #define VKC_STATE_REDUCE_TICKET 12u // integer reduce's piece ticket
-#define VKC_STATE_COUNT 13u         // a plan with an indirect count copies it here before its dispatch
 #define VKC_STATE_HEADER_WORDS 16u  // chunk statuses or totals start here, on a 32-byte boundary
 #define VKC_STATUS_SLOT_WORDS 8u    // words a look-back chunk's status slot takes (32 bytes)
 #define VKC_STATUS_BLOCK_WORDS 64u  // the two parities' status arrays alternate in blocks of this many
