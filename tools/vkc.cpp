@@ -290,7 +290,8 @@ int selftest(int argc, char** argv) {
     for (auto& s : few) std::printf("%s ", s.text().c_str());
     std::printf("\nblock scans: 128 and 65x2 invocations x 1, 4, 9 items x subgroup and raking, 4 groups of 3 tiles");
     std::printf("\ndevice scans: 0, 1, tile - 1, tile + 1, 37 tiles + 5%s items; forced fallback, in place and "
-                "reproducible in rotation", quick ? "" : ", 1000 tiles + 3");
+                "reproducible in rotation; 37 tiles + 5 as a recorded plan with its count on the device",
+                quick ? "" : ", 1000 tiles + 3");
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }
