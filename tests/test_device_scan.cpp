@@ -5,6 +5,7 @@
 
 #include "support.hpp"
 
+#include <cmath>
 #include <random>
 
 #include "device_scan/shared_memory.hpp"
@@ -239,6 +240,45 @@ TEST_CASE("device scan: plans whose count is read on the device") {
         c.api = Api::recorded;
         c.indirect_max = tile_of(Type::f32);
         test::expect_pass(c);
+    }
+}
+
+// The reproducible modes combine floats in an order fixed by the count: a plan that reads its count on
+// the device, made for a larger bound, gives the bits of the Context's direct scan and reduce of that
+// count (Context::run runs the plan on the Context's queue).
+TEST_CASE("device scan: an indirect plan gives the bits of a direct one of its count") {
+    Context& ctx = test::context();
+    ScanOptions o;
+    o.reproducible = true;
+    o.algorithm = test::preferred_path();
+    const uint64_t tile = ctx.scan_tile(Type::f32, o).items();
+    const uint64_t bound = 40 * tile;
+    REQUIRE(ctx.scan_tile(Type::f32, o, bound).items() == tile); // the same split of any count
+    std::mt19937 rng(11);
+    std::vector<float> items(bound);
+    for (float& x : items) x = std::ldexp(float(int32_t(rng() % 2000001) - 1000000), int(rng() % 40) - 20);
+    Buffer input = ctx.create_buffer(bound * 4), direct = ctx.create_buffer(bound * 4),
+           indirect = ctx.create_buffer(bound * 4), counts = ctx.create_buffer(16);
+    ctx.upload(input, items.data(), bound * 4);
+    uint64_t scratch_bytes = std::max(ctx.scan_scratch_bytes(Type::f32, bound, o), ctx.reduce_scratch_bytes(Type::f32, bound, o));
+    Buffer scratch = ctx.create_buffer(scratch_bytes);
+    for (uint32_t n : {uint32_t(13 * tile + 7), uint32_t(bound), uint32_t(tile / 2)}) {
+        ctx.upload(counts, &n, 4, 8);
+        IndirectCount count{counts.handle(), 8, bound};
+        BufferRange in{input.handle(), 0, bound * 4}, out{indirect.handle(), 0, bound * 4},
+            scratch_range{scratch.handle(), 0, scratch_bytes};
+        for (bool reduce : {false, true}) {
+            if (reduce) ctx.reduce(input, direct, Type::f32, Op::add, n, o);
+            else ctx.scan(input, direct, Type::f32, Op::add, n, o);
+            ScanPlan plan = reduce ? ctx.plan_reduce(Type::f32, Op::add, count, in, out, scratch_range, o)
+                                   : ctx.plan_scan(Type::f32, Op::add, count, in, out, scratch_range, o);
+            ctx.run(plan);
+            uint64_t compared = reduce ? 1 : n;
+            std::vector<uint32_t> want(compared), got(compared);
+            ctx.download(direct, want.data(), compared * 4);
+            ctx.download(indirect, got.data(), compared * 4);
+            CHECK_MESSAGE(want == got, (reduce ? "reduce" : "scan") << " of " << n << " items");
+        }
     }
 }
 

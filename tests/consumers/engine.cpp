@@ -2,9 +2,10 @@
 //   ENGINE_VOLK=0: it links the Vulkan loader and calls Vulkan through vulkan.h's prototypes;
 //   ENGINE_VOLK=1: it compiles its own volk and calls Vulkan through volk's globals;
 //   VKC_FIRST=1: <vkc/vkc.hpp> comes before the engine's Vulkan header, else after.
-// It makes its own instance, device and buffers, makes a vkc::Device of them, records a scan plan
-// into its own command buffer and checks the sums; then it makes Contexts of its own with and without
-// validation, on several threads, and checks that its own Vulkan calls still work afterwards.
+// It makes its own instance, device and buffers, makes a vkc::Device of them, records scan plans
+// into its own command buffers (a count it knows, and one its GPU writes) and checks the sums; then
+// it makes Contexts of its own with and without validation, on several threads, and checks that its
+// own Vulkan calls still work afterwards.
 // Exit 0 and "engine: ok" on success.
 #if VKC_FIRST
 #include <vkc/vkc.hpp>
@@ -143,19 +144,10 @@ struct HostBuffer {
     }
 };
 
-// The engine's frame: a vkcollectives scan plan recorded into its own command buffer, with the
-// barriers the plan's contract asks of the caller (include/vkc/device_scan.hpp).
-void scan_in_engine(const Engine& e) {
-    vkc::Device gpu(vkc::ContextOptions{.adopt = e.adopted()});
-    const uint64_t count = 100000;
-    const VkDeviceSize bytes = count * sizeof(uint32_t);
-    const VkDeviceSize scratch_bytes = gpu.scan_scratch_bytes(vkc::Type::u32, count);
-    HostBuffer input(e, bytes), output(e, bytes), scratch(e, scratch_bytes);
-    auto* in = static_cast<uint32_t*>(input.data);
-    for (uint64_t i = 0; i < count; ++i) in[i] = uint32_t(i * 2654435761u >> 20);
-    vkc::ScanPlan plan = gpu.plan_scan(vkc::Type::u32, vkc::Op::add, count, {input.buffer, 0, bytes},
-                                       {output.buffer, 0, bytes}, {scratch.buffer, 0, scratch_bytes});
-
+// Records into a command buffer of the engine's, between a barrier from the host's writes and one to
+// its reads, submits it and waits.
+template <class Record>
+void run_commands(const Engine& e, Record&& record) {
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     p.queueFamilyIndex = e.family;
@@ -174,7 +166,7 @@ void scan_in_engine(const Engine& e) {
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
                          nullptr, 0, nullptr);
-    plan.record(cmd);
+    record(cmd);
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -191,14 +183,52 @@ void scan_in_engine(const Engine& e) {
     must(vkWaitForFences(e.device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
     vkDestroyFence(e.device, fence, nullptr);
     vkDestroyCommandPool(e.device, pool, nullptr);
+}
 
-    const auto* out = static_cast<const uint32_t*>(output.data);
-    uint32_t sum = 0;
-    for (uint64_t i = 0; i < count; ++i) {
-        sum += in[i];
-        expect(out[i] == sum, "scan item " + std::to_string(i) + ": " + std::to_string(out[i]) + ", expected " +
-                                  std::to_string(sum));
-    }
+// The engine's frame: vkcollectives scan plans recorded into its own command buffers, with the
+// barriers the plans' contract asks of the caller (include/vkc/device_scan.hpp). First a count the
+// engine knows; then one that a pass of the engine's writes on the GPU (here a fill), read by a plan
+// made for a bound: items past the count must keep what they held.
+void scan_in_engine(const Engine& e) {
+    vkc::Device gpu(vkc::ContextOptions{.adopt = e.adopted()});
+    const uint64_t bound = 100000;
+    const VkDeviceSize bytes = bound * sizeof(uint32_t);
+    const VkDeviceSize scratch_bytes = gpu.scan_scratch_bytes(vkc::Type::u32, bound);
+    HostBuffer input(e, bytes), output(e, bytes), scratch(e, scratch_bytes), counts(e, 16);
+    auto* in = static_cast<uint32_t*>(input.data);
+    for (uint64_t i = 0; i < bound; ++i) in[i] = uint32_t(i * 2654435761u >> 20);
+    auto* out = static_cast<uint32_t*>(output.data);
+    auto check = [&](uint64_t count, const char* which) {
+        uint32_t sum = 0;
+        for (uint64_t i = 0; i < bound; ++i) {
+            sum += in[i];
+            uint32_t want = i < count ? sum : 0xabababab;
+            expect(out[i] == want, std::string(which) + " scan item " + std::to_string(i) + ": " +
+                                       std::to_string(out[i]) + ", expected " + std::to_string(want));
+        }
+    };
+
+    std::memset(out, 0xab, bytes);
+    vkc::ScanPlan plan = gpu.plan_scan(vkc::Type::u32, vkc::Op::add, bound, {input.buffer, 0, bytes},
+                                       {output.buffer, 0, bytes}, {scratch.buffer, 0, scratch_bytes});
+    run_commands(e, [&](VkCommandBuffer cmd) { plan.record(cmd); });
+    check(bound, "direct");
+
+    const uint32_t gpu_count = 77777;
+    std::memset(out, 0xab, bytes);
+    vkc::ScanPlan indirect = gpu.plan_scan(vkc::Type::u32, vkc::Op::add, vkc::IndirectCount{counts.buffer, 4, bound},
+                                           {input.buffer, 0, bytes}, {output.buffer, 0, bytes},
+                                           {scratch.buffer, 0, scratch_bytes});
+    run_commands(e, [&](VkCommandBuffer cmd) {
+        vkCmdFillBuffer(cmd, counts.buffer, 4, 4, gpu_count);
+        VkMemoryBarrier count_written{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        count_written.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        count_written.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                             &count_written, 0, nullptr, 0, nullptr);
+        indirect.record(cmd);
+    });
+    check(gpu_count, "indirect");
 }
 
 // Contexts of the library's own, of different options, on several threads at once, destroyed in
