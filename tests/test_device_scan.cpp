@@ -204,15 +204,17 @@ TEST_CASE("device scan: recorded into a caller's command buffer at non-zero offs
 // scratch twice.
 TEST_CASE("device scan: plans whose count is read on the device") {
     uint64_t seed = 5000;
-    for (Type t : {Type::u32, Type::f64, Type::u32x2, Type::i8, Type::f32}) {
-        Op op = t == Type::u32x2 ? Op::segmented_add : t == Type::f64 ? Op::min : t == Type::f32 ? Op::add : Op::max;
+    for (Type t : {Type::u32, Type::f64, Type::u32x2, Type::i8}) {
+        Op op = t == Type::u32x2 ? Op::segmented_add : t == Type::f64 ? Op::min : Op::max;
         uint64_t tile = tile_of(t);
-        uint64_t bound = 21 * tile + 3;
+        uint64_t bound = 12 * tile + 3;
         for (int kind = 0; kind < 7; ++kind) {
             // 0 scan, 1 exclusive in place, 2 reduce, 3 reproducible, 4 chunks of two tiles, 5 forced
             // fallback, 6 on a kept scratch
+            // (Chunks of several tiles, a pipeline of their own, for the vector widths of u32 and f64.)
+            if (kind == 4 && t != Type::u32 && t != Type::f64) continue;
             for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 7 * tile + 5 + seed % 3, bound}) {
-                if (kind >= 3 && n <= 1) continue; // the same single-tile path as kinds 0 to 2
+                if (kind >= 3 && n < tile) continue; // the single-tile paths of kinds 0 to 2
                 verify::DeviceCase c = make(t, op, n, kind == 2, kind == 1);
                 c.api = Api::recorded;
                 c.in_place = kind == 1;
