@@ -293,6 +293,10 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     }
     // min and max are exact in every type; float sums within a relative error.
     const bool approximate = std::is_floating_point_v<T> && o.op == Op::add;
+    // Item i of an inclusive result (a reduce's: i = n - 1).
+    auto matches = [&](T got, uint64_t i) {
+        return approximate ? std::fabs(double(got) - prefix[i]) <= 1e-3 * std::max(1.0, prefix[i]) : got == exact[i];
+    };
     ScanOptions so;
     so.workgroup_size = o.size;
     so.items_per_invocation = o.items;
@@ -359,9 +363,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         for (uint64_t i : at) {
             T got;
             ctx.download(out, &got, sizeof(T), i * sizeof(T));
-            bool ok = approximate ? std::fabs(double(got) - prefix[i]) <= 1e-3 * std::max(1.0, prefix[i])
-                                  : got == exact[i];
-            if (!ok) {
+            if (!matches(got, i)) {
                 std::printf("FAIL %s inclusive n=%llu item %llu: got %.17g want %.17g\n", tname.c_str(),
                             (unsigned long long)n, (unsigned long long)i, double(got),
                             approximate ? prefix[i] : double(exact[i]));
@@ -372,9 +374,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         double reduce_ms = median_ms(ctx, o.runs, [&] { ctx.reduce(in, result, type, o.op, n, so); });
         T total;
         ctx.download(result, &total, sizeof(T));
-        bool ok = approximate ? std::fabs(double(total) - prefix[n - 1]) <= 1e-3 * std::max(1.0, prefix[n - 1])
-                              : total == exact[n - 1];
-        if (!ok) {
+        if (!matches(total, n - 1)) {
             std::printf("FAIL %s reduce n=%llu: got %.17g\n", tname.c_str(), (unsigned long long)n, double(total));
             ++failures;
         }
@@ -403,9 +403,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
             ctx.download(out, &last, sizeof(T), (n - 1) * sizeof(T));
             ctx.download(result, &indirect_total, sizeof(T));
             for (T got : {last, indirect_total}) {
-                bool right = approximate ? std::fabs(double(got) - prefix[n - 1]) <= 1e-3 * std::max(1.0, prefix[n - 1])
-                                         : got == exact[n - 1];
-                if (!right) {
+                if (!matches(got, n - 1)) {
                     std::printf("FAIL %s indirect n=%llu: got %.17g\n", tname.c_str(), (unsigned long long)n, double(got));
                     ++failures;
                 }

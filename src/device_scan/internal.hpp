@@ -59,6 +59,9 @@ struct Layout {
     uint64_t items_of(uint64_t s, uint64_t count) const { return std::min(segment_items, count - s * segment_items); }
     uint64_t tiles_of(uint64_t items) const { return ceil_div(items, tile.items()); }
     uint64_t look_back_chunks_of(uint64_t tiles) const { return ceil_div(tiles, tile.look_back_chunk_tiles); }
+    // The most chunks chunks_of gives any count of up to this many tiles (it gives some counts fewer
+    // than smaller ones): the chunk totals' room, and an indirect count's work-groups.
+    uint64_t most_chunks_of(uint64_t tiles) const { return std::clamp<uint64_t>(tiles, 1, chunk_cap); }
     void chunks_of(uint64_t tiles, uint32_t& chunks, uint32_t& chunk_tiles) const {
         uint64_t c = std::max<uint64_t>(1, std::min(tiles, chunk_cap));
         chunk_tiles = uint32_t(std::max<uint64_t>(1, ceil_div(tiles, c)));

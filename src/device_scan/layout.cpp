@@ -37,10 +37,9 @@ uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back,
     // Status room for every tile of the smallest shape, even where the count's tiles are larger or a
     // look-back posts once a chunk: so the need never falls as the count grows past the sizes that
     // widen the tile or turn chunks on (a caller sizes scratch for its largest count, and a plan with
-    // an indirect count for its bound). Chunk totals: room for as many chunks as any count up to this
-    // one splits into (chunks_of gives fewer to some counts than to smaller ones).
+    // an indirect count for its bound). Chunk totals: room for the most chunks of any smaller count.
     uint64_t body = look_back ? status_array_words(ceil_div(first, room_tile_items))
-                              : status_words(type) * std::clamp<uint64_t>(tiles, 1, l.chunk_cap);
+                              : status_words(type) * l.most_chunks_of(tiles);
     return state_header_words + std::max<uint64_t>(body, 2);
 }
 

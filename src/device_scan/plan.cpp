@@ -261,7 +261,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             l.chunks_of(tiles, p.chunks, p.chunk_tiles);
             // An indirect count's work-groups: as many as any count up to its bound may split into
             // (the shader splits the count it reads as chunks_of does).
-            if (indirect) p.chunks = uint32_t(std::clamp<uint64_t>(tiles, 1, l.chunk_cap));
+            if (indirect) p.chunks = uint32_t(l.most_chunks_of(tiles));
             bool zero_state = p.chunks > 1 && !o.scratch_zeroed && s == 0;
             if (zero_state) {
                 // The counter, and from reduce's tile ticket on the chunk totals' words: the last group

@@ -195,11 +195,12 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         BufferRange in_range{data_buffer.handle(), in_at, room_bytes};
         BufferRange out_range{data_buffer.handle(), out_at, out_room};
         BufferRange scratch_range{scratch_buffer.handle(), scratch_at, scratch_bytes};
-        IndirectCount count{data_buffer.handle(), count_at, c.indirect_max};
-        ScanPlan plan = indirect ? c.reduce ? ctx.plan_reduce(c.type, c.op, count, in_range, out_range, scratch_range, c.options)
-                                            : ctx.plan_scan(c.type, c.op, count, in_range, out_range, scratch_range, c.options)
-                        : c.reduce ? ctx.plan_reduce(c.type, c.op, c.count, in_range, out_range, scratch_range, c.options)
-                                   : ctx.plan_scan(c.type, c.op, c.count, in_range, out_range, scratch_range, c.options);
+        auto plan_of = [&](const auto& count) { // a host count or an IndirectCount
+            return c.reduce ? ctx.plan_reduce(c.type, c.op, count, in_range, out_range, scratch_range, c.options)
+                            : ctx.plan_scan(c.type, c.op, count, in_range, out_range, scratch_range, c.options);
+        };
+        ScanPlan plan = indirect ? plan_of(IndirectCount{data_buffer.handle(), count_at, c.indirect_max})
+                                 : plan_of(c.count);
         CallerCommands commands(ctx);
         commands.run(plan);
         if (c.options.scratch_zeroed && c.count > 0) {
