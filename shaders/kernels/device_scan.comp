@@ -60,6 +60,26 @@ layout(constant_id = VKC_SPEC_KERNEL) const uint compiled_path = PATH_ANY;
 #define VKC_ITEMS VKC_DEVICE_MAX_ITEMS_PER_INVOCATION
 #define VKC_ITEMS_ACTIVE items_per_invocation
 
+// Float min and max combine ordered integer keys (vkc_ordered in common.glsl): each item becomes its
+// key once, as it is first combined, and its bits again as it is written (vkc/device/tile_io.glsl),
+// so tiles, look-back and statuses run integer min and max, not ordered compares at every step.
+// Exact like the float path: keys order every non-NaN float (-0 below +0), and a NaN reads as the
+// integer identity, written back as the float one (+INF for min, -INF for max). 64-bit keys need
+// shaderInt64, which double's shared-memory modules do without; half keeps its float items.
+#if ITEM_FLOAT && (defined(ITEM_OP_min) || defined(ITEM_OP_max)) && (ITEM_BYTES == 4 || (ITEM_BYTES == 8 && VKC_SUBGROUP_ARITHMETIC))
+#define ITEM_KEYED 1
+#undef ITEM_TYPE
+#undef ITEM_VEC
+#if ITEM_BYTES == 8
+#define ITEM_TYPE int64_t
+#define ITEM_VEC i64vec2
+#else
+#define ITEM_TYPE int
+#define ITEM_VEC ivec4
+#endif
+#else
+#define ITEM_KEYED 0
+#endif
 #include "custom_ops.glsl"
 #define VKC_TYPE ITEM_TYPE
 #define VKC_OP ITEM_OP

@@ -168,7 +168,7 @@ void reduce_chunks() {
     if (gl_LocalInvocationIndex == 0u) {
         write_pair(carry_out_at(), running);
         if (params.mode == MODE_REDUCE) {
-            items_out[0] = running;
+            write_item(0u, running);
             state[STATE_REDUCE_TICKET] = 0u; // every group has drawn its last ticket
         }
         state[STATE_FINISHED] = 0u; // every group has counted: zero for the next dispatch

@@ -23,14 +23,14 @@ ITEM_TYPE fold_striped(uint begin, uint end, ITEM_TYPE own) {
         ITEM_VEC x0 = vectors_in[v], x1 = vectors_in[v + size], x2 = vectors_in[v + 2u * size],
                  x3 = vectors_in[v + 3u * size];
         [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-            own = ITEM_COMBINE(own, ITEM_COMBINE(ITEM_COMBINE(ITEM_PREPARE(x0[c]), ITEM_PREPARE(x1[c])),
-                                                 ITEM_COMBINE(ITEM_PREPARE(x2[c]), ITEM_PREPARE(x3[c]))));
+            own = ITEM_COMBINE(own, ITEM_COMBINE(ITEM_COMBINE(PREPARE_LOADED(x0[c]), PREPARE_LOADED(x1[c])),
+                                                 ITEM_COMBINE(PREPARE_LOADED(x2[c]), PREPARE_LOADED(x3[c]))));
         }
     }
     for (; v < vectors_end; v += size) {
         ITEM_VEC x = vectors_in[v];
         [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-            own = ITEM_COMBINE(own, ITEM_PREPARE(x[c]));
+            own = ITEM_COMBINE(own, PREPARE_LOADED(x[c]));
         }
     }
     uint i = vectors_end * ITEM_VEC_WIDTH + gl_LocalInvocationIndex; // the count's last partial vector
@@ -38,7 +38,7 @@ ITEM_TYPE fold_striped(uint begin, uint end, ITEM_TYPE own) {
     uint i = begin + gl_LocalInvocationIndex;
 #endif
     for (; i < end; i += size) {
-        own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[i]));
+        own = ITEM_COMBINE(own, PREPARE_LOADED(items_in[i]));
     }
     return own;
 }
@@ -120,9 +120,9 @@ ITEM_TYPE reduce_by_ticket(uint share) {
 ITEM_TYPE reduce_chunk_input(uint chunk) {
     uint per_invocation = tiles_per_chunk() * items_per_invocation;
     uint first = first_tile_of(chunk) * tile_items() + gl_LocalInvocationIndex * per_invocation;
-    ITEM_TYPE own = ITEM_PREPARE(items_in[first]);
+    ITEM_TYPE own = PREPARE_LOADED(items_in[first]);
     for (uint i = 1u; i < per_invocation; ++i) {
-        own = ITEM_COMBINE(own, ITEM_PREPARE(items_in[first + i]));
+        own = ITEM_COMBINE(own, PREPARE_LOADED(items_in[first + i]));
     }
     return workgroup_total(own);
 }

@@ -25,11 +25,11 @@
 #if ITEM_VEC_WIDTH > 1
 #define VEC_AT(v, c) v[c]
 ITEM_VEC load_vector(uint at) { return vectors_in[at]; }
-void store_vector(uint at, ITEM_VEC x) { vectors_out[at] = x; }
+void store_vector(uint at, ITEM_VEC x) { write_vector(at, x); }
 #else
 #define VEC_AT(v, c) v
 ITEM_VEC load_vector(uint at) { return items_in[at]; }
-void store_vector(uint at, ITEM_VEC x) { items_out[at] = x; }
+void store_vector(uint at, ITEM_VEC x) { write_item(at, x); }
 #endif
 shared ITEM_TYPE subgroup_totals[scratch_capacity];
 
@@ -76,7 +76,7 @@ void scan_tile_raked(uint tile) {
             // The last, partial tile: items past the count take the identity and are not written.
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 uint i = at * ITEM_VEC_WIDTH + c;
-                VEC_AT(v[r], c) = i < item_count() ? items_in[i] : ITEM_IDENTITY;
+                VEC_AT(v[r], c) = i < item_count() ? items_in[i] : IDENTITY_BITS;
             }
         }
     }
@@ -105,9 +105,9 @@ void scan_tile_raked(uint tile) {
     ITEM_TYPE before_lane[VKC_ITEMS / ITEM_VEC_WIDTH];
     ITEM_TYPE running = ITEM_IDENTITY; // op over the subgroup's earlier rounds
     [[unroll]] for (uint r = 0u; r < rounds; ++r) {
-        VEC_AT(v[r], 0) = ITEM_PREPARE(VEC_AT(v[r], 0));
+        VEC_AT(v[r], 0) = PREPARE_LOADED(VEC_AT(v[r], 0));
         [[unroll]] for (uint c = 1u; c < ITEM_VEC_WIDTH; ++c) {
-            VEC_AT(v[r], c) = ITEM_COMBINE(VEC_AT(v[r], c - 1u), ITEM_PREPARE(VEC_AT(v[r], c)));
+            VEC_AT(v[r], c) = ITEM_COMBINE(VEC_AT(v[r], c - 1u), PREPARE_LOADED(VEC_AT(v[r], c)));
         }
         ITEM_TYPE lane_total = VEC_AT(v[r], ITEM_VEC_WIDTH - 1u);
 #if EARLY_AGGREGATE
@@ -168,7 +168,7 @@ void scan_tile_raked(uint tile) {
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 uint i = at * ITEM_VEC_WIDTH + c;
                 if (i < item_count()) {
-                    items_out[i] = VEC_AT(x, c);
+                    write_item(i, VEC_AT(x, c));
                 }
             }
         }
@@ -310,8 +310,8 @@ void scan_chunk_in_registers(uint chunk) {
         ITEM_TYPE own = ITEM_IDENTITY;
         [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-                own = ITEM_COMBINE(own, ITEM_COMBINE(ITEM_COMBINE(ITEM_PREPARE(x0[j][c]), ITEM_PREPARE(x1[j][c])),
-                                                     ITEM_COMBINE(ITEM_PREPARE(x2[j][c]), ITEM_PREPARE(x3[j][c]))));
+                own = ITEM_COMBINE(own, ITEM_COMBINE(ITEM_COMBINE(PREPARE_LOADED(x0[j][c]), PREPARE_LOADED(x1[j][c])),
+                                                     ITEM_COMBINE(PREPARE_LOADED(x2[j][c]), PREPARE_LOADED(x3[j][c]))));
             }
         }
         post_aggregate(chunk, workgroup_total(own));

@@ -1,10 +1,56 @@
 // vkcollectives device scan: moving tiles between memory and registers.
 //
-// Provides the stage (shared memory through which full tiles pass so that global loads and stores are
+// Provides item_key / key_bits (items in registers and in memory), read_item, write_item and
+// write_vector, the stage (shared memory through which full tiles pass so that global loads and stores are
 // coalesced) and load_tile / store_tile in CUB's blocked arrangement, plus fetch_tile / unpack_tile,
 // the two halves of a staged load. Used by shaders/kernels/device_scan.comp, after vkc/device/scratch.glsl.
 #ifndef VKC_DEVICE_TILE_IO_GLSL
 #define VKC_DEVICE_TILE_IO_GLSL
+
+// Items in registers are what the operator combines; in memory they are the caller's bits. The two
+// differ for float min and max (ITEM_KEYED, device_scan.comp), whose items are ordered integer keys:
+// item_key turns bits into an item, key_bits an item into bits. Loads keep the bits as they came
+// (fetched vectors included) and convert at the first use, so that no conversion waits on a load
+// before the loads after it are issued; stores convert on the way out (write_item, write_vector).
+#if ITEM_KEYED
+#if ITEM_BYTES == 8
+const int64_t KEY_MAGNITUDE = 0x7fffffffffffffffl, KEY_INFINITY = 0x7ff0000000000000l;
+#else
+const int KEY_MAGNITUDE = 0x7fffffff, KEY_INFINITY = 0x7f800000;
+#endif
+#ifdef ITEM_OP_min
+const ITEM_TYPE KEY_IDENTITY_BITS = KEY_INFINITY; // +INF
+#else
+const ITEM_TYPE KEY_IDENTITY_BITS = ~KEY_MAGNITUDE | KEY_INFINITY; // -INF
+#endif
+// x ^ (x >> (bits - 1) & magnitude) is its own inverse. No float's key is the integer identity
+// (those bits are a NaN), so it stands for the identity alone.
+ITEM_TYPE item_key(ITEM_TYPE bits) {
+    return (bits & KEY_MAGNITUDE) > KEY_INFINITY ? ITEM_IDENTITY : bits ^ ((bits >> (ITEM_BYTES * 8 - 1)) & KEY_MAGNITUDE);
+}
+ITEM_TYPE key_bits(ITEM_TYPE key) {
+    return key == ITEM_IDENTITY ? KEY_IDENTITY_BITS : key ^ ((key >> (ITEM_BYTES * 8 - 1)) & KEY_MAGNITUDE);
+}
+const ITEM_TYPE IDENTITY_BITS = KEY_MAGNITUDE; // bits that read as the identity (a NaN)
+#else
+#define item_key(x) (x)
+#define key_bits(x) (x)
+#define IDENTITY_BITS ITEM_IDENTITY
+#endif
+// An item as read from memory, ready to combine.
+#define PREPARE_LOADED(x) ITEM_PREPARE(item_key(x))
+ITEM_TYPE read_item(uint at) { return item_key(items_in[at]); }
+void write_item(uint at, ITEM_TYPE x) { items_out[at] = key_bits(x); }
+#if ITEM_VEC_WIDTH > 1
+void write_vector(uint at, ITEM_VEC x) {
+#if ITEM_KEYED
+    [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
+        x[c] = key_bits(x[c]);
+    }
+#endif
+    vectors_out[at] = x;
+}
+#endif
 
 // Staged: a full tile is read with striped vector loads (neighbouring invocations, neighbouring
 // vectors: every load instruction coalesced) into shared memory, and each invocation takes its
@@ -51,7 +97,7 @@ void unpack_tile(ITEM_VEC x[VKC_ITEMS / ITEM_VEC_WIDTH], inout ITEM_TYPE items[V
     [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
         uint v = j * stage_lanes() + stage_lane();
         [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-            stage[padded(part + v * ITEM_VEC_WIDTH + c)] = x[j][c];
+            stage[padded(part + v * ITEM_VEC_WIDTH + c)] = item_key(x[j][c]);
         }
     }
     stage_sync();
@@ -79,18 +125,18 @@ void load_tile(uint tile, inout ITEM_TYPE items[VKC_ITEMS]) {
         [[unroll]] for (uint v = 0u; v < items_per_invocation / ITEM_VEC_WIDTH; ++v) {
             ITEM_VEC x = vectors_in[first / ITEM_VEC_WIDTH + v];
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-                items[v * ITEM_VEC_WIDTH + c] = x[c];
+                items[v * ITEM_VEC_WIDTH + c] = item_key(x[c]);
             }
         }
 #else
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = items_in[first + i];
+            items[i] = read_item(first + i);
         }
 #endif
     } else {
         // The last, partial tile: items past the count take the identity and are not written.
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = first + i < item_count() ? items_in[first + i] : ITEM_IDENTITY;
+            items[i] = first + i < item_count() ? read_item(first + i) : ITEM_IDENTITY;
         }
     }
 }
@@ -111,7 +157,7 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 x[c] = stage[padded(part + v * ITEM_VEC_WIDTH + c)];
             }
-            vectors_out[base + v] = x;
+            write_vector(base + v, x);
         }
         stage_sync();
         return;
@@ -124,17 +170,17 @@ void store_tile(uint tile, ITEM_TYPE items[VKC_ITEMS]) {
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 x[c] = items[v * ITEM_VEC_WIDTH + c];
             }
-            vectors_out[first / ITEM_VEC_WIDTH + v] = x;
+            write_vector(first / ITEM_VEC_WIDTH + v, x);
         }
 #else
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items_out[first + i] = items[i];
+            write_item(first + i, items[i]);
         }
 #endif
     } else {
         [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
             if (first + i < item_count()) {
-                items_out[first + i] = items[i];
+                write_item(first + i, items[i]);
             }
         }
     }
