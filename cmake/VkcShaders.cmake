@@ -96,6 +96,10 @@ function(_vkc_required_features out kernel type op path)
       # e.g. exact double min/max scan the bits as 64-bit integers (shaders/include/vkc/common.glsl)
       if(NOT op STREQUAL "-" AND _vkc_op_compares_${op})
         list(APPEND features ${_vkc_subgroup_compare_features_${type}})
+        # The device-wide scan combines them as integer keys only (ITEM_KEYED, device_scan.comp).
+        if(kernel STREQUAL "device_scan" AND _vkc_class_${type} STREQUAL "float" AND _vkc_bytes_${type} EQUAL 8)
+          list(REMOVE_ITEM features ${_vkc_features_${type}})
+        endif()
       endif()
     endif()
   endif()
@@ -149,7 +153,6 @@ function(vkc_add_shader_modules target)
   endforeach()
   set(internal_kernels copy read subgroup_layout)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${ARG_VARIANTS}")
-  file(GLOB_RECURSE headers "${ARG_INCLUDE}/*.glsl" "${ARG_INCLUDE}/*.h" "${ARG_KERNELS}/*.glsl")
   file(STRINGS "${ARG_VARIANTS}" lines)
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/spirv")
   file(MAKE_DIRECTORY "${out_dir}")
@@ -225,14 +228,17 @@ function(vkc_add_shader_modules target)
             set(src "${ARG_KERNELS}/${kernel}.comp")
             set(raw "${out_dir}/${name}.unopt.spv")
             set(spv "${out_dir}/${name}.spv")
+            # glslang's depfile lists the headers the module includes, so that a header rebuilds
+            # only its modules. It names the unoptimised file, hence that file as the first output.
             add_custom_command(
-              OUTPUT "${spv}"
+              OUTPUT "${raw}" "${spv}"
               COMMAND "${GLSLANG_VALIDATOR}" --quiet -V --target-env ${VKC_SPIRV_ENV} -I${ARG_INCLUDE}
-                      ${defines} -o "${raw}" "${src}"
+                      ${defines} --depfile "${raw}.d" -o "${raw}" "${src}"
               COMMAND "${SPIRV_VAL}" --target-env ${VKC_SPIRV_ENV} "${raw}"
               COMMAND "${SPIRV_OPT}" -O --target-env=${VKC_SPIRV_ENV} "${raw}" -o "${spv}"
               COMMAND "${SPIRV_VAL}" --target-env ${VKC_SPIRV_ENV} "${spv}"
-              DEPENDS "${src}" ${headers}
+              DEPENDS "${src}"
+              DEPFILE "${raw}.d"
               COMMENT "SPIR-V ${name}"
               VERBATIM)
             list(APPEND spv_files "${spv}")
