@@ -66,7 +66,8 @@ layout(constant_id = VKC_SPEC_KERNEL) const uint compiled_path = PATH_ANY;
 // Exact like the float path: keys order every non-NaN float (-0 below +0), and a NaN reads as the
 // integer identity, written back as the float one (+INF for min, -INF for max). 64-bit keys need
 // shaderInt64, which double's shared-memory modules do without; half keeps its float items.
-#if ITEM_FLOAT && (defined(ITEM_OP_min) || defined(ITEM_OP_max)) && (ITEM_BYTES == 4 || (ITEM_BYTES == 8 && VKC_SUBGROUP_ARITHMETIC))
+#if ITEM_FLOAT && (defined(ITEM_OP_min) || defined(ITEM_OP_max)) && \
+    (ITEM_BYTES == 4 || (ITEM_BYTES == 8 && VKC_SUBGROUP_ARITHMETIC))
 #define ITEM_KEYED 1
 #undef ITEM_TYPE
 #undef ITEM_VEC

@@ -76,7 +76,7 @@ void scan_tile_raked(uint tile) {
             // The last, partial tile: items past the count take the identity and are not written.
             [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
                 uint i = at * ITEM_VEC_WIDTH + c;
-                VEC_AT(v[r], c) = i < item_count() ? items_in[i] : IDENTITY_BITS;
+                VEC_AT(v[r], c) = i < item_count() ? items_in[i] : IDENTITY_READ;
             }
         }
     }

@@ -1,9 +1,10 @@
 // vkcollectives device scan: moving tiles between memory and registers.
 //
 // Provides item_key / key_bits (items in registers and in memory), read_item, write_item and
-// write_vector, the stage (shared memory through which full tiles pass so that global loads and stores are
-// coalesced) and load_tile / store_tile in CUB's blocked arrangement, plus fetch_tile / unpack_tile,
-// the two halves of a staged load. Used by shaders/kernels/device_scan.comp, after vkc/device/scratch.glsl.
+// write_vector, the stage (shared memory through which full tiles pass so that global loads and
+// stores are coalesced) and load_tile / store_tile in CUB's blocked arrangement, plus fetch_tile /
+// unpack_tile, the two halves of a staged load. Used by shaders/kernels/device_scan.comp, after
+// vkc/device/scratch.glsl.
 #ifndef VKC_DEVICE_TILE_IO_GLSL
 #define VKC_DEVICE_TILE_IO_GLSL
 
@@ -18,24 +19,25 @@ const int64_t KEY_MAGNITUDE = 0x7fffffffffffffffl, KEY_INFINITY = 0x7ff000000000
 #else
 const int KEY_MAGNITUDE = 0x7fffffff, KEY_INFINITY = 0x7f800000;
 #endif
+// The identity as it is written: the float identity.
 #ifdef ITEM_OP_min
-const ITEM_TYPE KEY_IDENTITY_BITS = KEY_INFINITY; // +INF
+const ITEM_TYPE IDENTITY_WRITTEN = KEY_INFINITY; // +INF
 #else
-const ITEM_TYPE KEY_IDENTITY_BITS = ~KEY_MAGNITUDE | KEY_INFINITY; // -INF
+const ITEM_TYPE IDENTITY_WRITTEN = ~KEY_MAGNITUDE | KEY_INFINITY; // -INF
 #endif
-// x ^ (x >> (bits - 1) & magnitude) is its own inverse. No float's key is the integer identity
-// (those bits are a NaN), so it stands for the identity alone.
+// vkc_ordered's formula (common.glsl) on the bits themselves, so that no float type (and for double
+// no Float64 capability) enters the module; it is its own inverse. No float's key is the integer
+// identity (those bits are a NaN), so it stands for the identity alone.
+ITEM_TYPE flip_order(ITEM_TYPE x) { return x ^ ((x >> (ITEM_BYTES * 8 - 1)) & KEY_MAGNITUDE); }
 ITEM_TYPE item_key(ITEM_TYPE bits) {
-    return (bits & KEY_MAGNITUDE) > KEY_INFINITY ? ITEM_IDENTITY : bits ^ ((bits >> (ITEM_BYTES * 8 - 1)) & KEY_MAGNITUDE);
+    return (bits & KEY_MAGNITUDE) > KEY_INFINITY ? ITEM_IDENTITY : flip_order(bits);
 }
-ITEM_TYPE key_bits(ITEM_TYPE key) {
-    return key == ITEM_IDENTITY ? KEY_IDENTITY_BITS : key ^ ((key >> (ITEM_BYTES * 8 - 1)) & KEY_MAGNITUDE);
-}
-const ITEM_TYPE IDENTITY_BITS = KEY_MAGNITUDE; // bits that read as the identity (a NaN)
+ITEM_TYPE key_bits(ITEM_TYPE key) { return key == ITEM_IDENTITY ? IDENTITY_WRITTEN : flip_order(key); }
+const ITEM_TYPE IDENTITY_READ = KEY_MAGNITUDE; // bits that read as the identity (a NaN)
 #else
 #define item_key(x) (x)
 #define key_bits(x) (x)
-#define IDENTITY_BITS ITEM_IDENTITY
+#define IDENTITY_READ ITEM_IDENTITY
 #endif
 // An item as read from memory, ready to combine.
 #define PREPARE_LOADED(x) ITEM_PREPARE(item_key(x))
