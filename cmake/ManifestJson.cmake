@@ -61,8 +61,9 @@ set(_spec_block [=[{"id": @VKC_SPEC_ITEMS_PER_INVOCATION@, "name": "items_per_in
         {"id": @VKC_SPEC_STAGE_ITEMS@, "name": "stage_items", "type": "uint32", "default": "16384 / item bytes", "meaning": "items the stage holds: size x items_per_invocation when staged"},
         {"id": @VKC_SPEC_KERNEL@, "name": "compiled_flags", "type": "uint32", "default": 4294967295, "meaning": "flags compiled in (bits 0-3 as the push constant's, bits 8-11 tiles loaded together); 0xffffffff reads them from the push constants"}]=])
 
-# entry: one module's JSON object.
-function(vkc_manifest_entry out name kernel collective type op path bytes raw_features max_size)
+# entry: one module's JSON object; file: the .spv it runs (a signed type's module may share its
+# unsigned twin's, see VkcShaders.cmake).
+function(vkc_manifest_entry out name file kernel collective type op path bytes raw_features max_size)
   set(bindings [=[{"set": 0, "binding": 0, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "input items"},
         {"set": 0, "binding": 1, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "output items (written only where an item is live)"}]=])
   set(push "${_wg_push}")
@@ -115,7 +116,7 @@ function(vkc_manifest_entry out name kernel collective type op path bytes raw_fe
   if(op STREQUAL "-")
     set(op_json "null")
   endif()
-  set(${out} "    {\"name\": \"${name}\", \"file\": \"${name}.spv\", \"entry_point\": \"main\", \"bytes\": ${bytes},
+  set(${out} "    {\"name\": \"${name}\", \"file\": \"${file}\", \"entry_point\": \"main\", \"bytes\": ${bytes},
       \"kernel\": \"${kernel}\", \"collective\": \"${collective}\", \"type\": ${type_json}, \"op\": ${op_json}, \"path\": \"${path}\",
       \"host_protocol\": \"${protocol}\",
       \"max_workgroup_size\": ${max_size},

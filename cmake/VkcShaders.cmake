@@ -1,5 +1,6 @@
-# Expands shaders/variants.txt into SPIR-V modules (glslang -> spirv-val -> spirv-opt -> spirv-val)
-# and one generated C++ source that embeds them with their module table.
+# Expands shaders/variants.txt into SPIR-V modules (glslang -> spirv-val -> spirv-opt -> spirv-val),
+# packs them into streams (tools/spirv_pack.cpp) and writes the C++ source that embeds the streams
+# with the module table.
 #
 #   vkc_add_shader_modules(<target> VARIANTS <file> KERNELS <dir> INCLUDE <dir>
 #                          [TYPES <list>|all] [OPS <list>|all] [ONLY_KERNELS <list>|all])
@@ -141,6 +142,21 @@ function(_vkc_expand_field out field type)
   set(${out} "${result}" PARENT_SCOPE)
 endfunction()
 
+# A signed integer type's module for an operator that does not compare (add, mul, the bitwise and the
+# logical ones) computes the same bits as the unsigned type's of its width: two's complement wraps
+# alike, and items keep their type from load to store. Such a module is not built; its table row uses
+# the unsigned twin's SPIR-V (OpenCL names it "u" + the signed name) where the twin is built too.
+function(_vkc_shared_code out type op keep_types)
+  set(${out} "" PARENT_SCOPE)
+  if(type STREQUAL "-" OR op STREQUAL "-" OR NOT _vkc_class_${type} STREQUAL "integer"
+     OR _vkc_op_compares_${op} OR NOT DEFINED _vkc_class_u${type})
+    return()
+  endif()
+  if(keep_types STREQUAL "all" OR "u${type}" IN_LIST keep_types)
+    set(${out} "u${type}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(vkc_add_shader_modules target)
   # TYPES, OPS and ONLY_KERNELS are lists (uint;float or uint,float)
   cmake_parse_arguments(ARG "" "VARIANTS;KERNELS;INCLUDE" "TYPES;OPS;ONLY_KERNELS" ${ARGN})
@@ -158,6 +174,7 @@ function(vkc_add_shader_modules target)
   file(MAKE_DIRECTORY "${out_dir}")
   set(spv_files "")
   set(table_rows "")
+  set(streams "")
   foreach(line IN LISTS lines)
     if(line MATCHES "^[ \t]*(#|$)")
       continue()
@@ -225,23 +242,38 @@ function(vkc_add_shader_modules target)
               set(path_enum shared_memory)
             endif()
             string(APPEND name "_${path}")
+            _vkc_shared_code(twin "${type}" "${op}" "${keep_TYPES}")
+            set(code_name "${name}")
+            set(code_type "${type}")
+            if(twin)
+              string(REGEX REPLACE "_${type}_${path}$" "_${twin}_${path}" code_name "${name}")
+              set(code_type "${twin}")
+            endif()
+            # Packed with its kernel's other modules of the same type and path: they differ little.
+            string(REPLACE "-" "any" stream "${kernel}_${code_type}_${path}")
             set(src "${ARG_KERNELS}/${kernel}.comp")
             set(raw "${out_dir}/${name}.unopt.spv")
             set(spv "${out_dir}/${name}.spv")
-            # glslang's depfile lists the headers the module includes, so that a header rebuilds
-            # only its modules. It names the unoptimised file, hence that file as the first output.
-            add_custom_command(
-              OUTPUT "${raw}" "${spv}"
-              COMMAND "${GLSLANG_VALIDATOR}" --quiet -V --target-env ${VKC_SPIRV_ENV} -I${ARG_INCLUDE}
-                      ${defines} --depfile "${raw}.d" -o "${raw}" "${src}"
-              COMMAND "${SPIRV_VAL}" --target-env ${VKC_SPIRV_ENV} "${raw}"
-              COMMAND "${SPIRV_OPT}" -O --target-env=${VKC_SPIRV_ENV} "${raw}" -o "${spv}"
-              COMMAND "${SPIRV_VAL}" --target-env ${VKC_SPIRV_ENV} "${spv}"
-              DEPENDS "${src}"
-              DEPFILE "${raw}.d"
-              COMMENT "SPIR-V ${name}"
-              VERBATIM)
-            list(APPEND spv_files "${spv}")
+            if(NOT twin)
+              # glslang's depfile lists the headers the module includes, so that a header rebuilds
+              # only its modules. It names the unoptimised file, hence that file as the first output.
+              add_custom_command(
+                OUTPUT "${raw}" "${spv}"
+                COMMAND "${GLSLANG_VALIDATOR}" --quiet -V --target-env ${VKC_SPIRV_ENV} -I${ARG_INCLUDE}
+                        ${defines} --depfile "${raw}.d" -o "${raw}" "${src}"
+                COMMAND "${SPIRV_VAL}" --target-env ${VKC_SPIRV_ENV} "${raw}"
+                COMMAND "${SPIRV_OPT}" -O --target-env=${VKC_SPIRV_ENV} "${raw}" -o "${spv}"
+                COMMAND "${SPIRV_VAL}" --target-env ${VKC_SPIRV_ENV} "${spv}"
+                DEPENDS "${src}"
+                DEPFILE "${raw}.d"
+                COMMENT "SPIR-V ${name}"
+                VERBATIM)
+              list(APPEND spv_files "${spv}")
+              if(NOT stream IN_LIST streams)
+                list(APPEND streams "${stream}")
+              endif()
+              list(APPEND stream_files_${stream} "${spv}")
+            endif()
             _vkc_required_features(features ${kernel} ${type} ${op} ${path})
             set(bindings 2)
             if(kernel STREQUAL "block_scan")
@@ -249,20 +281,43 @@ function(vkc_add_shader_modules target)
             elseif(kernel STREQUAL "device_scan")
               set(bindings 4)
             endif()
-            # name|collective|type|op|path|features|max work-group size|bindings|kernel|type name|op name
+            # name|collective|type|op|path|features|max work-group size|bindings|kernel|type name|op name|
+            # the module whose SPIR-V it runs|that module's packed stream
             list(APPEND table_rows
-                 "${name}|${collective}|${type_enum}|${op_enum}|${path_enum}|${features}|${VKC_MODULE_MAX_WORKGROUP_SIZE}|${bindings}|${kernel}|${type}|${op}")
+                 "${name}|${collective}|${type_enum}|${op_enum}|${path_enum}|${features}|${VKC_MODULE_MAX_WORKGROUP_SIZE}|${bindings}|${kernel}|${type}|${op}|${code_name}|${stream}")
           endforeach()
         endforeach()
       endforeach()
     endforeach()
   endforeach()
 
+  # Each stream packed by tools/spirv_pack.cpp, its modules in table order (EmbedSpirv.cmake counts
+  # their offsets in that order).
+  if(NOT TARGET vkc_spirv_pack)
+    add_executable(vkc_spirv_pack "${PROJECT_SOURCE_DIR}/tools/spirv_pack.cpp"
+                                  "${PROJECT_SOURCE_DIR}/src/packing/word_pack.cpp")
+    target_include_directories(vkc_spirv_pack PRIVATE "${PROJECT_SOURCE_DIR}/src")
+  endif()
+  set(packed_dir "${CMAKE_CURRENT_BINARY_DIR}/spirv_packed")
+  file(MAKE_DIRECTORY "${packed_dir}")
+  set(packed_files "")
+  foreach(stream IN LISTS streams)
+    set(packed "${packed_dir}/${stream}.bin")
+    add_custom_command(
+      OUTPUT "${packed}"
+      COMMAND vkc_spirv_pack "${packed}" ${stream_files_${stream}}
+      DEPENDS vkc_spirv_pack ${stream_files_${stream}}
+      COMMENT "Packing ${stream}"
+      VERBATIM)
+    list(APPEND packed_files "${packed}")
+  endforeach()
+
   set(manifest "${CMAKE_CURRENT_BINARY_DIR}/vkc_modules.manifest")
   string(REPLACE ";" "\n" manifest_text "${table_rows}")
   file(CONFIGURE OUTPUT "${manifest}" CONTENT "${manifest_text}\n")
-  # The table goes in a C++ source, the SPIR-V words in an assembler source that .incbin's the files:
-  # a 5 MB array initialiser would take the compiler minutes.
+  # The table goes in a C++ source, the packed streams in an assembler source that .incbin's them: a
+  # 10 MB array initialiser would take the compiler minutes. manifest.json is packed one byte a word,
+  # so that the packer's word matches find its repeated text at any byte offset.
   if(NOT spv_files)
     message(FATAL_ERROR "vkc_add_shader_modules: no module matches TYPES=${ARG_TYPES} OPS=${ARG_OPS}")
   endif()
@@ -270,11 +325,13 @@ function(vkc_add_shader_modules target)
   set(generated_asm "${CMAKE_CURRENT_BINARY_DIR}/vkc_modules.S")
   set(generated_json "${out_dir}/manifest.json")
   add_custom_command(
-    OUTPUT "${generated}" "${generated_asm}" "${generated_json}"
-    COMMAND "${CMAKE_COMMAND}" -DMANIFEST=${manifest} -DSPIRV_DIR=${out_dir} -DOUTPUT=${generated}
+    OUTPUT "${generated}" "${generated_asm}" "${generated_json}" "${packed_dir}/manifest.json.bin"
+    COMMAND "${CMAKE_COMMAND}" -DMANIFEST=${manifest} -DSPIRV_DIR=${out_dir} -DPACKED_DIR=${packed_dir}
+            -DOUTPUT=${generated}
             -DOUTPUT_ASM=${generated_asm} -DOUTPUT_JSON=${generated_json} -DVERSION=${PROJECT_VERSION}
             -P "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
-    DEPENDS ${spv_files} "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
+    COMMAND vkc_spirv_pack --bytes "${packed_dir}/manifest.json.bin" "${generated_json}"
+    DEPENDS ${spv_files} ${packed_files} vkc_spirv_pack "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
             "${PROJECT_SOURCE_DIR}/cmake/ManifestJson.cmake"
             "${PROJECT_SOURCE_DIR}/shaders/include/vkc/contract.h"
     COMMENT "Embedding ${CMAKE_CURRENT_BINARY_DIR}/spirv into vkc_modules.cpp"

@@ -68,8 +68,9 @@ TEST_CASE("float controls: DenormPreserve added to a module is valid SPIR-V in t
             continue;
         }
         CAPTURE(m.name);
-        std::vector<uint32_t> original(m.code, m.code + m.code_bytes / 4);
-        std::vector<uint32_t> code = with_denorm_preserve(m.code, m.code_bytes / 4, width);
+        REQUIRE(m.code());
+        std::vector<uint32_t> original(m.code(), m.code() + m.code_bytes / 4);
+        std::vector<uint32_t> code = with_denorm_preserve(m.code(), m.code_bytes / 4, width);
         // a capability (2 words), the extension (1 + 6 words) and one execution mode (4 words)
         CHECK(code.size() == original.size() + 2 + 7 + 4);
         auto list = instructions(code);

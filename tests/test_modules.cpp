@@ -2,8 +2,11 @@
 // type and path say.
 #include "support.hpp"
 
+#include <cstdio>
+#include <cstring>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace vkc;
 
@@ -13,7 +16,8 @@ TEST_CASE("modules: every collective x type x op is built for both paths, with i
         CHECK(names.insert(m.name).second);
         CHECK(m.code_bytes % 4 == 0);
         REQUIRE(m.code_bytes > 20);
-        CHECK(m.code[0] == 0x07230203u); // SPIR-V magic
+        REQUIRE(m.code());
+        CHECK(m.code()[0] == 0x07230203u); // SPIR-V magic
         bool subgroup = any(m.required & Feature::subgroup_basic);
         CHECK(subgroup == (m.path == Path::subgroup));
         if (m.type == Type::f16) CHECK(any(m.required & Feature::shader_float16));
@@ -88,14 +92,16 @@ TEST_CASE("modules: the table lists the features the SPIR-V capabilities need") 
     for (const auto& need : needs) mapped = mapped | need.second;
     for (const ModuleInfo& m : modules()) {
         size_t words = m.code_bytes / 4;
+        const uint32_t* code = m.code();
+        REQUIRE(code);
         Feature declared = Feature::none;
         // Instructions start after the 5-word header; OpCapability (17) comes first.
         for (size_t at = 5; at < words;) {
-            uint32_t count = m.code[at] >> 16, opcode = m.code[at] & 0xffffu;
+            uint32_t count = code[at] >> 16, opcode = code[at] & 0xffffu;
             if (count == 0) break;
             if (opcode == 17) {
                 for (const auto& [capability, feature] : needs) {
-                    if (m.code[at + 1] == capability) declared = declared | feature;
+                    if (code[at + 1] == capability) declared = declared | feature;
                 }
             } else if (opcode != 11 && opcode != 10) { // past OpCapability, OpExtension, OpExtInstImport
                 break;
@@ -105,4 +111,34 @@ TEST_CASE("modules: the table lists the features the SPIR-V capabilities need") 
         CHECK_MESSAGE(uint32_t(m.required & mapped) == uint32_t(declared), std::string(m.name), ": table ",
                       uint32_t(m.required & mapped), ", SPIR-V ", uint32_t(declared));
     }
+}
+
+// The library unpacks exactly the modules the build made and installs: each module's words are the
+// .spv file manifest.json names for it, and a signed type's add, mul, bitwise and logical modules are
+// the unsigned type's (same bits), while its min and max are its own.
+TEST_CASE("modules: the packed streams unpack to the .spv files the manifest names") {
+    std::string_view json = modules_manifest_json();
+    size_t shared = 0;
+    for (const ModuleInfo& m : modules()) {
+        std::string key = "{\"name\": \"" + std::string(m.name) + "\", \"file\": \"";
+        size_t at = json.find(key);
+        REQUIRE_MESSAGE(at != std::string_view::npos, m.name);
+        at += key.size();
+        std::string file(json.substr(at, json.find('"', at) - at));
+        std::string own = std::string(m.name) + ".spv";
+        if (file != own) {
+            ++shared;
+            CHECK_MESSAGE((m.op != Op::min && m.op != Op::max), m.name);
+            CHECK_MESSAGE((m.type == Type::i8 || m.type == Type::i16 || m.type == Type::i32 || m.type == Type::i64),
+                          m.name);
+        }
+        std::FILE* f = std::fopen((std::string(VKC_BUILD_SPIRV_DIR) + "/" + file).c_str(), "rb");
+        REQUIRE_MESSAGE(f, file);
+        std::vector<uint32_t> words(m.code_bytes / 4 + 1);
+        size_t read = std::fread(words.data(), 4, words.size(), f);
+        std::fclose(f);
+        CHECK_MESSAGE(read == m.code_bytes / 4, file);
+        CHECK_MESSAGE(std::memcmp(words.data(), m.code(), m.code_bytes) == 0, m.name);
+    }
+    CHECK(shared > 0);
 }

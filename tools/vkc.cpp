@@ -31,8 +31,6 @@ const char* usage =
     "                              manifest.json installed beside the .spv files)\n"
     "  check --type T --op OP --count N [--reduce] [--exclusive] [--in-place] [--device X]\n"
     "                              one device-wide scan or reduce of N items against the CPU reference\n"
-    "  check --type T --op OP --count N [--reduce] [--exclusive] [--in-place] [--device X]\n"
-    "                              one device-wide scan or reduce of N items against the CPU reference\n"
     "  bench block [options]       block-scan throughput against a copy and CUB (vkc --help for options)\n"
     "  bench scan [options]        device-wide scan and reduce by size against a copy, a read and CUB\n";
 

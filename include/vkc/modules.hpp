@@ -96,8 +96,14 @@ struct ModuleInfo {
     Feature required;       // what the device must support to run it
     uint32_t max_workgroup_size; // invocations its shared scratch is sized for
     uint32_t binding_count; // 2; 3 for block modules (binding 2: per-tile record, see BlockParams); 4 device_scan
-    const uint32_t* code;   // SPIR-V 1.3 words, entry point "main"
-    size_t code_bytes;
+    size_t code_bytes;      // size of the SPIR-V
+    // The SPIR-V 1.3 words, entry point "main". The library keeps its modules packed, a stream per
+    // kernel, type and path, and unpacks a stream when one of its modules is first asked for (safe
+    // from any thread); the words then stay until the process ends. nullptr if host memory ran out.
+    const uint32_t* code() const;
+    // Where code() finds the words: the packed stream, and the module's first word in it.
+    uint32_t packed_stream;
+    uint32_t packed_offset;
 };
 
 // Every module the build made, in the order of shaders/variants.txt.

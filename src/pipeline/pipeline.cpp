@@ -27,7 +27,8 @@ VkPipeline DeviceState::pipeline(const ModuleInfo& m, const WorkgroupShape& shap
     if (!module) {
         VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
         info.codeSize = m.code_bytes;
-        info.pCode = m.code;
+        info.pCode = m.code();
+        if (!info.pCode) throw Error(std::string("out of host memory unpacking the SPIR-V of ") + m.name);
         // For kernel experiments: VKC_SPIRV_OVERRIDE=<module name>=<file.spv> runs that file instead.
         std::vector<uint32_t> replacement;
         if (std::string spec = environment::spirv_override(); !spec.empty()) {
