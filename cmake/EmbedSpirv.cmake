@@ -31,7 +31,7 @@ endforeach()
 
 set(asm_out "")
 set(stream_out "")
-set(index 0)
+set(streams_table "")
 foreach(stream IN LISTS streams)
   set(packed "${PACKED_DIR}/${stream}.bin")
   file(SIZE "${packed}" packed_bytes)
