@@ -111,7 +111,8 @@ std::span<const ModuleInfo> modules();
 
 // manifest.json of the modules above (installed beside their .spv files in share/vkcollectives/spirv):
 // per module its file, entry point, bindings, push constants, specialization constants and the Vulkan
-// features, extensions and subgroup operations it needs.
+// features, extensions and subgroup operations it needs. Unpacked on the first call (the text then
+// stays until the process ends); throws vkc::Error if host memory runs out.
 std::string_view modules_manifest_json();
 
 // Shared memory (bytes) a module uses.
