@@ -293,10 +293,20 @@ function(vkc_add_shader_modules target)
 
   # Each stream packed by tools/spirv_pack.cpp, its modules in table order (EmbedSpirv.cmake counts
   # their offsets in that order).
-  if(NOT TARGET vkc_spirv_pack)
-    add_executable(vkc_spirv_pack "${PROJECT_SOURCE_DIR}/tools/spirv_pack.cpp"
-                                  "${PROJECT_SOURCE_DIR}/src/packing/word_pack.cpp")
-    target_include_directories(vkc_spirv_pack PRIVATE "${PROJECT_SOURCE_DIR}/src")
+  # It runs on the build machine: a cross build names a native build of it in VKC_SPIRV_PACK.
+  if(VKC_SPIRV_PACK)
+    set(packer "${VKC_SPIRV_PACK}")
+  else()
+    if(CMAKE_CROSSCOMPILING)
+      message(FATAL_ERROR "Cross-compiling: set VKC_SPIRV_PACK to a native build of tools/spirv_pack.cpp "
+                          "(c++ -std=c++20 -O2 -Isrc tools/spirv_pack.cpp src/packing/word_pack.cpp)")
+    endif()
+    if(NOT TARGET vkc_spirv_pack)
+      add_executable(vkc_spirv_pack "${PROJECT_SOURCE_DIR}/tools/spirv_pack.cpp"
+                                    "${PROJECT_SOURCE_DIR}/src/packing/word_pack.cpp")
+      target_include_directories(vkc_spirv_pack PRIVATE "${PROJECT_SOURCE_DIR}/src")
+    endif()
+    set(packer vkc_spirv_pack)
   endif()
   set(packed_dir "${CMAKE_CURRENT_BINARY_DIR}/spirv_packed")
   file(MAKE_DIRECTORY "${packed_dir}")
@@ -305,8 +315,8 @@ function(vkc_add_shader_modules target)
     set(packed "${packed_dir}/${stream}.bin")
     add_custom_command(
       OUTPUT "${packed}"
-      COMMAND vkc_spirv_pack "${packed}" ${stream_files_${stream}}
-      DEPENDS vkc_spirv_pack ${stream_files_${stream}}
+      COMMAND ${packer} "${packed}" ${stream_files_${stream}}
+      DEPENDS ${packer} ${stream_files_${stream}}
       COMMENT "Packing ${stream}"
       VERBATIM)
     list(APPEND packed_files "${packed}")
@@ -330,8 +340,8 @@ function(vkc_add_shader_modules target)
             -DOUTPUT=${generated}
             -DOUTPUT_ASM=${generated_asm} -DOUTPUT_JSON=${generated_json} -DVERSION=${PROJECT_VERSION}
             -P "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
-    COMMAND vkc_spirv_pack --bytes "${packed_dir}/manifest.json.bin" "${generated_json}"
-    DEPENDS ${spv_files} ${packed_files} vkc_spirv_pack "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
+    COMMAND ${packer} --bytes "${packed_dir}/manifest.json.bin" "${generated_json}"
+    DEPENDS ${spv_files} ${packed_files} ${packer} "${manifest}" "${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake"
             "${PROJECT_SOURCE_DIR}/cmake/ManifestJson.cmake"
             "${PROJECT_SOURCE_DIR}/shaders/include/vkc/contract.h"
     COMMENT "Embedding ${CMAKE_CURRENT_BINARY_DIR}/spirv into vkc_modules.cpp"
