@@ -68,9 +68,10 @@ TEST_CASE("float controls: DenormPreserve added to a module is valid SPIR-V in t
             continue;
         }
         CAPTURE(m.name);
-        REQUIRE(m.code());
-        std::vector<uint32_t> original(m.code(), m.code() + m.code_bytes / 4);
-        std::vector<uint32_t> code = with_denorm_preserve(m.code(), m.code_bytes / 4, width);
+        const uint32_t* words = m.code();
+        REQUIRE(words);
+        std::vector<uint32_t> original(words, words + m.code_bytes / 4);
+        std::vector<uint32_t> code = with_denorm_preserve(words, m.code_bytes / 4, width);
         // a capability (2 words), the extension (1 + 6 words) and one execution mode (4 words)
         CHECK(code.size() == original.size() + 2 + 7 + 4);
         auto list = instructions(code);

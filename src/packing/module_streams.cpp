@@ -39,23 +39,21 @@ const uint32_t* unpacked_words(PackedStream& stream, size_t end) {
 } // namespace packing
 
 std::string_view modules_manifest_json() {
-    static std::atomic<const char*> text{nullptr};
-    if (const char* done = text.load(std::memory_order_acquire)) return done;
-    static std::mutex mutex;
-    std::lock_guard lock(mutex);
-    if (const char* done = text.load(std::memory_order_relaxed)) return done;
-    // Unpacked a byte a word, then narrowed: the words go, the text stays until the process ends.
-    packing::PackedStream& stream = packing::manifest_stream();
-    std::unique_ptr<uint32_t[]> words(new (std::nothrow) uint32_t[stream.words]);
-    std::unique_ptr<char[]> chars(new (std::nothrow) char[stream.words + 1]);
-    if (!words || !chars) throw Error("out of host memory unpacking manifest.json");
-    if (!packing::unpack_words({stream.data, stream.bytes}, {words.get(), stream.words})) {
-        throw Error("manifest.json: its packed data is damaged");
-    }
-    for (size_t i = 0; i < stream.words; ++i) chars[i] = char(words[i]);
-    chars[stream.words] = '\0';
-    text.store(chars.get(), std::memory_order_release);
-    return chars.release();
+    // A throwing initialiser leaves the static uninitialised, so a later call tries again.
+    static const char* const text = [] {
+        // Unpacked a byte a word, then narrowed: the words go, the text stays until the process ends.
+        packing::PackedStream& stream = packing::manifest_stream();
+        std::unique_ptr<uint32_t[]> words(new (std::nothrow) uint32_t[stream.words]);
+        std::unique_ptr<char[]> chars(new (std::nothrow) char[stream.words + 1]);
+        if (!words || !chars) throw Error("out of host memory unpacking manifest.json");
+        if (!packing::unpack_words({stream.data, stream.bytes}, {words.get(), stream.words})) {
+            throw Error("manifest.json: its packed data is damaged");
+        }
+        for (size_t i = 0; i < stream.words; ++i) chars[i] = char(words[i]);
+        chars[stream.words] = '\0';
+        return chars.release();
+    }();
+    return text;
 }
 
 const uint32_t* ModuleInfo::code() const {
