@@ -56,7 +56,7 @@ void run_matrix(Collective collective, bool per_type, bool per_op) {
     uint64_t seed = 1;
     for (Type t : types) {
         for (Op op : ops) {
-            for (const WorkgroupShape& shape : verify::standard_shapes(context().device())) {
+            for (const WorkgroupShape& shape : verify::standard_shapes(context().info())) {
                 verify::Case c{collective, t, op, shape};
                 c.seed = seed++;
                 expect_pass(c);
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cannot create the test context: %s\n", e.what());
         return 1;
     }
-    const vkc::DeviceInfo& d = context().device();
+    const vkc::DeviceInfo& d = context().info();
     std::printf("device: %s (%s), subgroup size %u, validation %s, path %s\n", d.name.c_str(), d.driver.c_str(),
                 d.subgroup_size, context().validation_enabled() ? "on" : "off (layer not installed)",
                 std::getenv("VKC_SHARED_MEMORY_ONLY") ? "shared memory only" : "subgroup where supported");

@@ -82,12 +82,12 @@ struct EngineDevice {
         VkPhysicalDeviceProperties props{};
         for (VkPhysicalDevice pd : list) {
             vkGetPhysicalDeviceProperties(pd, &props);
-            if (test::context().device().name == props.deviceName) {
+            if (test::context().info().name == props.deviceName) {
                 physical = pd;
                 break;
             }
         }
-        if (!physical) throw Error("the engine's instance does not list " + test::context().device().name);
+        if (!physical) throw Error("the engine's instance does not list " + test::context().info().name);
         uint32_t families = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
         std::vector<VkQueueFamilyProperties> family_list(families);
@@ -214,7 +214,7 @@ void run_in_engine_commands(const EngineDevice& e, const ScanPlan& plan) {
 // A scan of `count` random items of T recorded on the engine's buffers, input and output at non-zero
 // offsets in one buffer whose other bytes hold a pattern; checked against a CPU scan, and the pattern
 // checked unchanged.
-const DeviceInfo& info_of(const Context& c) { return c.device(); }
+const DeviceInfo& info_of(const Context& c) { return c.info(); }
 const DeviceInfo& info_of(const Device& d) { return d.info(); }
 
 // ctx: a Context or a Device made from the engine's device.
@@ -266,7 +266,7 @@ TEST_CASE("adopted device: plans recorded into the engine's command buffer on th
         Context ctx(options);
         CHECK(ctx.vk_device() == engine.device);
         CHECK(ctx.queue() == engine.queue);
-        CHECK(ctx.device().name == test::context().device().name);
+        CHECK(ctx.info().name == test::context().info().name);
         const uint64_t tile = ctx.scan_tile(Type::u32).items();
         check_engine_scan<uint32_t>(ctx, engine, Type::u32, false, 7 * tile + 5, 1);
         check_engine_scan<uint32_t>(ctx, engine, Type::u32, true, 3 * tile - 1, 2);
@@ -292,7 +292,7 @@ TEST_CASE("engine device: a vkc::Device made from the engine's device sizes scra
         ContextOptions options;
         options.adopt = engine.adopted();
         Device gpu(options);
-        CHECK(gpu.info().name == test::context().device().name);
+        CHECK(gpu.info().name == test::context().info().name);
         const uint64_t tile = gpu.scan_tile(Type::u32).items();
         check_engine_scan<uint32_t>(gpu, engine, Type::u32, false, 9 * tile + 7, 11);
         check_engine_scan<uint32_t>(gpu, engine, Type::u32, true, tile + 1, 12);
@@ -319,7 +319,7 @@ TEST_CASE("adopted device: features the engine did not enable are not used, and 
         ContextOptions options;
         options.adopt = engine.adopted();
         Context ctx(options);
-        CHECK(!any(ctx.device().features & Feature::shader_int64));
+        CHECK(!any(ctx.info().features & Feature::shader_int64));
         BufferRange none{};
         try {
             ctx.plan_scan(Type::u64, Op::add, 100, none, none, none);

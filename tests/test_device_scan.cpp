@@ -128,7 +128,7 @@ TEST_CASE("device scan: sizes 0, 1, a tile and a tile +- 1, many tiles, a random
 }
 
 TEST_CASE("device scan: larger than maxStorageBufferRange, in segments") {
-    const DeviceInfo& dev = test::context().device();
+    const DeviceInfo& dev = test::context().info();
     // Only where the range is small enough to fill here (lavapipe: 128 MiB).
     if (dev.max_storage_buffer_range > (256ull << 20)) {
         MESSAGE("maxStorageBufferRange is " << dev.max_storage_buffer_range << " bytes: the segmented path is "
@@ -208,14 +208,16 @@ TEST_CASE("device scan: plans whose count is read on the device") {
         Op op = t == Type::u32x2 ? Op::segmented_add : t == Type::f64 ? Op::min : Op::max;
         uint64_t tile = tile_of(t);
         uint64_t bound = 12 * tile + 3;
-        for (int kind = 0; kind < 7; ++kind) {
+        for (int kind = 0; kind < 9; ++kind) {
             // 0 scan, 1 exclusive in place, 2 reduce, 3 reproducible, 4 chunks of two tiles, 5 forced
-            // fallback, 6 on a kept scratch
+            // fallback, 6 on a kept scratch, 7 exclusive scan and 8 reduce in dispatches of three
+            // tiles (five for the bound: the count read by each, from its own first item)
             // (Chunks of several tiles, a pipeline of their own, for the vector widths of u32 and f64.)
             if (kind == 4 && t != Type::u32 && t != Type::f64) continue;
             for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 7 * tile + 5 + seed % 3, bound}) {
-                if (kind >= 3 && n < tile) continue; // the single-tile paths of kinds 0 to 2
-                verify::DeviceCase c = make(t, op, n, kind == 2, kind == 1);
+                if (kind >= 3 && kind <= 6 && n < tile) continue; // the single-tile paths of kinds 0 to 2
+                verify::DeviceCase c = make(t, op, n, kind == 2 || kind == 8, kind == 1 || kind == 7);
+                c.options.segment_items = kind >= 7 ? 3 * tile : 0;
                 c.api = Api::recorded;
                 c.in_place = kind == 1;
                 c.options.reproducible = kind == 3;
@@ -579,13 +581,11 @@ TEST_CASE("device scan: bad requests get errors that name the problem") {
     CHECK_MESSAGE(m.find("count lies in the scratch or the output range") != std::string::npos, m);
     m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{a.handle(), 12, 16}, whole_a, whole_a, whole_b); });
     CHECK_MESSAGE(m.find("count lies in the scratch or the output range") != std::string::npos, m);
-    ScanOptions segments;
-    segments.segment_items = 1;
     m = message([&] {
-        IndirectCount three_tiles{a.handle(), 0, 3 * tile_of(Type::u32)};
-        ctx.plan_scan(Type::u32, Op::add, three_tiles, whole_a, whole_a, whole_b, segments);
+        IndirectCount past_uint32{a.handle(), 0, uint64_t(1) << 32};
+        ctx.plan_reduce(Type::u8, Op::add, past_uint32, whole_a, whole_result, whole_b);
     });
-    CHECK_MESSAGE(m.find("needs 3 dispatches, and an indirect count takes one") != std::string::npos, m);
+    CHECK_MESSAGE(m.find("max_count of 4294967296 items is past 4294967295") != std::string::npos, m);
 }
 
 // Every tile ScanOptions can ask for either runs (its pipeline within maxComputeSharedMemorySize, so
@@ -593,7 +593,7 @@ TEST_CASE("device scan: bad requests get errors that name the problem") {
 // limit; a stage that would not fit is left out unless the caller asked for it.
 TEST_CASE("device scan: every tile shape fits shared memory or is refused naming the limit") {
     Context& ctx = test::context();
-    const uint32_t limit = ctx.device().max_shared_memory;
+    const uint32_t limit = ctx.info().max_shared_memory;
     int ran = 0, refused = 0;
     for (Type t : {Type::u32, Type::f64}) {
         for (uint32_t size : {0u, 1000u, 100000u}) {

@@ -60,7 +60,7 @@ TEST_CASE("embedding: counts whose bytes overflow are refused before any allocat
 TEST_CASE("embedding: Buffers belong to their Context and keep its device alive") {
     auto& ctx = test::context();
     ContextOptions options;
-    options.device = ctx.device().name;
+    options.device = ctx.info().name;
     Buffer outlives;
     {
         Context other(options);
@@ -88,7 +88,7 @@ TEST_CASE("embedding: Buffers belong to their Context and keep its device alive"
 TEST_CASE("embedding: a plan outliving its Context is refused when recorded") {
     auto& ctx = test::context();
     ContextOptions options;
-    options.device = ctx.device().name;
+    options.device = ctx.info().name;
     ScanPlan plan;
     Buffer data, scratch;
     {
@@ -107,7 +107,7 @@ TEST_CASE("embedding: the pipeline cache is kept in a file and handed out") {
     auto file = std::filesystem::temp_directory_path() / ("vkc_cache_test_" + std::to_string(::getpid()) + ".bin");
     std::filesystem::remove(file);
     ContextOptions options;
-    options.device = ctx.device().name;
+    options.device = ctx.info().name;
     options.pipeline_cache_path = file.string();
     std::vector<uint32_t> items(1000, 1);
     {
@@ -177,7 +177,7 @@ TEST_CASE("embedding: allocation callbacks reach the Vulkan objects the Context 
     callbacks.pfnReallocation = counted_reallocation;
     callbacks.pfnFree = counted_free;
     ContextOptions options;
-    options.device = ctx.device().name;
+    options.device = ctx.info().name;
     options.allocator = &callbacks;
     live_allocations = 0;
     total_allocations = 0;
@@ -192,7 +192,7 @@ TEST_CASE("embedding: allocation callbacks reach the Vulkan objects the Context 
 
 TEST_CASE("embedding: buffers past maxMemoryAllocationSize are refused before allocating") {
     auto& ctx = test::context();
-    uint64_t most = ctx.device().max_memory_allocation_size;
+    uint64_t most = ctx.info().max_memory_allocation_size;
     REQUIRE(most > 0);
     std::string message = error_of([&] { (void)ctx.create_buffer(most + 4096); });
     CHECK(has(message, "maxMemoryAllocationSize"));

@@ -12,14 +12,14 @@ TEST_CASE("errors: work-group sizes of 0 and past the device limits") {
     std::vector<uint32_t> items(64, 1);
     std::string zero = error_of([&] { ctx.run(WorkgroupRequest{Collective::reduce, Type::u32, Op::add, {0}}, items); });
     CHECK(zero.find("zero dimension") != std::string::npos);
-    uint32_t too_wide = ctx.device().max_workgroup_size[0] + 1;
+    uint32_t too_wide = ctx.info().max_workgroup_size[0] + 1;
     std::string wide =
         error_of([&] { ctx.run(WorkgroupRequest{Collective::reduce, Type::u32, Op::add, {too_wide}}, items); });
     CHECK(wide.find("maxComputeWorkGroupSize.x") != std::string::npos);
     uint32_t side = 1;
-    while (side * side * side <= ctx.device().max_workgroup_invocations) side *= 2;
+    while (side * side * side <= ctx.info().max_workgroup_invocations) side *= 2;
     WorkgroupShape cube{side, side, side};
-    if (side <= ctx.device().max_workgroup_size[2]) {
+    if (side <= ctx.info().max_workgroup_size[2]) {
         std::string many = error_of([&] { ctx.run(WorkgroupRequest{Collective::reduce, Type::u32, Op::add, cube}, items); });
         CHECK(many.find("maxComputeWorkGroupInvocations") != std::string::npos);
     }

@@ -98,7 +98,7 @@ ContextOptions timed_context(const std::string& device) {
 int bench_block(const Options& o) {
     Context ctx(timed_context(o.device));
     ctx.set_timing(true, o.repeats);
-    const DeviceInfo& d = ctx.device();
+    const DeviceInfo& d = ctx.info();
     uint64_t n = uint64_t(1) << o.log2n;
     const std::string date = today();
     std::printf("# vkc bench block: %s (%s), %s, u32 inclusive add, 2^%d items, work-group %u, median of %d runs"
@@ -379,9 +379,9 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
             ++failures;
         }
         // The same inclusive scan and reduce as plans that read the count (n) from a buffer, on a
-        // scratch kept zeroed as the Context keeps its own; one dispatch's worth only.
+        // scratch kept zeroed as the Context keeps its own.
         double indirect_incl_ms = 0, indirect_reduce_ms = 0;
-        if (o.indirect && bytes <= ctx.device().max_storage_buffer_range && n < (uint64_t(1) << 32)) {
+        if (o.indirect && n < (uint64_t(1) << 32)) {
             uint32_t n32 = uint32_t(n);
             Buffer count = ctx.create_buffer(16);
             ctx.upload(count, &n32, 4);
@@ -459,7 +459,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
 int bench_scan(const ScanBenchOptions& o) {
     Context ctx(timed_context(o.device));
     ctx.set_timing(true, o.repeats);
-    const DeviceInfo& d = ctx.device();
+    const DeviceInfo& d = ctx.info();
     const std::string date = today();
     std::printf("# vkc bench scan: %s (%s), %s, %s, 2^%d to 2^%d items, median of %d runs (each the median of %u"
                 " back-to-back repetitions)\n",

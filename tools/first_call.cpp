@@ -119,7 +119,7 @@ int bench_first_call(const std::string& device, bool engine) {
     ctx.download(out, &last, 4, (n - 1) * 4);
     const char* cache = std::getenv("VKC_PIPELINE_CACHE");
     std::printf("# vkc bench first-call%s: %s (%s), %s; pipeline cache %s\n", engine ? " --engine" : "",
-                ctx.device().name.c_str(), ctx.device().driver.c_str(), today().c_str(),
+                ctx.info().name.c_str(), ctx.info().driver.c_str(), today().c_str(),
                 cache && *cache ? cache : "(none: VKC_PIPELINE_CACHE unset)");
     if (own) {
         std::printf("engine's instance %.1f ms and device %.1f ms (the driver's); ", own->instance_ms, own->device_ms);

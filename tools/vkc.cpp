@@ -90,7 +90,7 @@ int selftest(int argc, char** argv) {
         }
     }
     vkc::Context ctx(options);
-    const vkc::DeviceInfo& d = ctx.device();
+    const vkc::DeviceInfo& d = ctx.info();
     std::printf("device %u: %s (%s), subgroup size %u, %s\n", d.index, d.name.c_str(), d.driver.c_str(),
                 d.subgroup_size, ctx.validation_enabled() ? "validation on" : "validation off");
 
@@ -331,7 +331,7 @@ int check(int argc, char** argv) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%s: %s on %s (%s); GPU %.2f ms, %.1f s with upload, download and the CPU check%s%s\n",
                 c.label().c_str(), r.status == vkc::verify::Status::pass ? "pass" : r.status == vkc::verify::Status::skip ? "skip" : "FAIL",
-                ctx.device().name.c_str(), ctx.device().driver.c_str(), ctx.last_gpu_ms(), seconds,
+                ctx.info().name.c_str(), ctx.info().driver.c_str(), ctx.last_gpu_ms(), seconds,
                 r.detail.empty() ? "" : ": ", r.detail.c_str());
     return r.status == vkc::verify::Status::pass ? 0 : 1;
 }

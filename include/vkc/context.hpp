@@ -101,7 +101,8 @@ public:
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
 
-    const DeviceInfo& device() const; // = info()
+    // The same as info(), which Context inherits from Device; kept for code written against 0.x.
+    [[deprecated("use info()")]] const DeviceInfo& device() const;
     bool validation_enabled() const;
     std::string last_validation_message() const;
 

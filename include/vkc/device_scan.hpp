@@ -115,8 +115,8 @@ struct BufferRange {
 // range: every work-group reads it as it starts). max_count bounds it on the host:
 // the input, output and scratch are sized for max_count items, the grid is, and a count past it
 // scans (or reduces) the first max_count items. Items past the count are neither read nor written
-// (a reduce of 0 items writes the identity). max_count items must fit one dispatch:
-// maxStorageBufferRange bytes at most, and ScanOptions::segment_items where set.
+// (a reduce of 0 items writes the identity). max_count is at most 2^32 - 1; past one binding
+// (maxStorageBufferRange) it takes a dispatch a segment, as a host count does.
 struct IndirectCount {
     VkBuffer count_buffer = nullptr;
     VkDeviceSize count_buffer_offset = 0;

@@ -53,9 +53,10 @@ static_assert(sizeof(BlockParams) == 32);
 // Push constants of device_scan modules, 32 bytes (shaders/kernels/device_scan.comp says more).
 struct DeviceScanParams {
     uint32_t count;       // items in this dispatch
-    uint32_t tiles;       // ceil(count / tile items); with an IndirectCount, the count's word in binding 3
+    uint32_t tiles;       // ceil(count / tile items); with an IndirectCount, this dispatch's first item
     uint32_t flags;       // 1 exclusive, 2 carry in, 4 carry slot, 8 force fallback, 16 in place, 32 statistics,
-                          // 64 prefetch while looking back
+                          // 64 prefetch while looking back; with an IndirectCount, bits 24-31: the
+                          // count's word in binding 3
     uint32_t mode;        // 0 look-back scan, 1 reduce, 2 chunk prefixes, 3 scan chunks
     uint32_t spin_limit;  // mode 0: bits 0-15 polls of an unposted predecessor before computing it,
                           // bits 16-31 predecessors a look-back round reads

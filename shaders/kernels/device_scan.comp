@@ -100,7 +100,8 @@ layout(set = 0, binding = 3, std430) readonly buffer IndirectCount { uint indire
 
 layout(push_constant, std430) uniform Params {
     uint count;       // items in this dispatch (with an indirect count: at most this many)
-    uint tiles;       // ceil(count / tile items) (with an indirect count: the count's word in binding 3)
+    uint tiles;       // ceil(count / tile items) (with an indirect count: the index of this dispatch's
+                      // first item; the count's word in binding 3 is in flags bits 24-31)
     uint flags;
     uint mode;
     uint spin_limit;  // MODE_SCAN: bits 0-15 polls of an unposted predecessor before computing it,
@@ -134,9 +135,9 @@ uint group_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGrou
 bool has_flag(uint f) { return (params.flags & f) != 0u; }
 
 // The dispatch's items, tiles, chunks and tiles a chunk. A plan's pipeline with VKC_DEVICE_COUNT_ON_DEVICE
-// (a count the GPU wrote: IndirectCount) derives them from the count in binding 3, at most
-// params.count (the host's bound, which sized the buffers and the grid), as the host derives them
-// from a count it knows (Layout, src/device_scan/internal.hpp): the look-back keeps
+// (a count the GPU wrote: IndirectCount) derives them from the count in binding 3: the count's items
+// from params.tiles on (this dispatch's first item), at most params.count (the host's bound for this
+// dispatch, which sized its bindings and grid), as the host derives them from a count it knows (Layout, src/device_scan/internal.hpp): the look-back keeps
 // params.chunk_tiles, the chunk passes split the tiles over at most params.chunks work-groups. Groups
 // past the chunks exit at once. They are kept in shared memory, not in registers held through the
 // tile. Other pipelines read all four from the push constants, and specialization leaves no trace
@@ -151,7 +152,8 @@ uint chunk_count() { return count_on_device ? device_counts[2] : params.chunks; 
 uint tiles_per_chunk() { return count_on_device ? device_counts[3] : params.chunk_tiles; }
 void read_count_on_device() {
     if (gl_LocalInvocationIndex == 0u) {
-        uint items = min(indirect_count_words[params.tiles], params.count);
+        uint total = indirect_count_words[params.flags >> VKC_DEVICE_COUNT_WORD_SHIFT];
+        uint items = min(total - min(total, params.tiles), params.count);
         uint tiles = items / tile_items() + (items % tile_items() != 0u ? 1u : 0u);
         uint chunk_tiles = params.chunk_tiles, chunks = (tiles + chunk_tiles - 1u) / chunk_tiles; // 0: no items
         if (!runs_look_back()) {

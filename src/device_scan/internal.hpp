@@ -23,6 +23,7 @@ constexpr uint32_t flag_exclusive = VKC_DEVICE_FLAG_EXCLUSIVE, flag_carry_in = V
                    flag_carry_slot = VKC_DEVICE_FLAG_CARRY_SLOT, flag_force_fallback = VKC_DEVICE_FLAG_FORCE_FALLBACK,
                    flag_in_place = VKC_DEVICE_FLAG_IN_PLACE, flag_stats = VKC_DEVICE_FLAG_STATS,
                    flag_prefetch = VKC_DEVICE_FLAG_PREFETCH;
+constexpr uint32_t count_word_shift = VKC_DEVICE_COUNT_WORD_SHIFT; // IndirectCount: the count's word in flags
 // The header (ticket, reduce's counter, carry slots, statistics, reduce's ticket), then the chunks'
 // statuses (two arrays alternating in blocks of status_block words, a slot of status_slot_words each) or totals.
 constexpr uint32_t state_header_words = VKC_STATE_HEADER_WORDS;

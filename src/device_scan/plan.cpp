@@ -90,12 +90,10 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     check_tile_fits(dev, type, tile, what);
     uint64_t bytes = size_of(type);
     Layout l = make_layout(dev, tile, type, count, o, reduce);
-    if (indirect && l.segments > 1) {
+    // The count word is a uint32, and each dispatch's first item is a 32-bit push constant.
+    if (indirect && count > UINT32_MAX) {
         throw Error(std::string(what) + ": an IndirectCount's max_count of " + std::to_string(count) +
-                    " items needs " + std::to_string(l.segments) + " dispatches, and an indirect count takes one: " +
-                    std::to_string(l.segment_items) + " items at most (maxStorageBufferRange " +
-                    std::to_string(dev.max_storage_buffer_range) + " bytes" +
-                    (o.segment_items ? ", ScanOptions::segment_items " + std::to_string(o.segment_items) : "") + ")");
+                    " items is past 4294967295, the most its uint32 count can name");
     }
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
@@ -194,7 +192,8 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
         uint64_t tiles = l.tiles_of(items);
         uint64_t seg_bytes = items * bytes;
         // Binding 3: an IndirectCount's buffer from the aligned offset at or before its count (the
-        // shader reads word count_word), else the scratch again (bound, never read).
+        // shader reads word count_word), else the scratch again (bound, never read). Each segment
+        // scans the count's items from its first on, at most its own.
         VkDescriptorBufferInfo count_info{scratch.buffer, scratch.offset, state_binding_bytes};
         uint32_t count_word = 0;
         if (indirect) {
@@ -223,10 +222,10 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
 
         DeviceScanParams p{};
         p.count = uint32_t(items);
-        p.tiles = indirect ? count_word : uint32_t(tiles);
+        p.tiles = indirect ? uint32_t(s * l.segment_items) : uint32_t(tiles);
         p.flags = (o.exclusive ? flag_exclusive : 0) | (carry_in || s > 0 ? flag_carry_in : 0) |
                   (st.carry_slot_after ? flag_carry_slot : 0) | (o.force_fallback ? flag_force_fallback : 0) |
-                  (in_place ? flag_in_place : 0);
+                  (in_place ? flag_in_place : 0) | count_word << count_word_shift;
         if (s > 0) st.steps.push_back({Step::compute_to_compute});
         // A scan of one chunk takes no ticket and a reduce of one chunk counts no groups, so they need
         // no zeroed state: one dispatch, without a fill and the barrier after it (about 3

@@ -26,9 +26,6 @@ VkPipeline DeviceState::pipeline(const ModuleInfo& m, const WorkgroupShape& shap
     VkShaderModule& module = shader_modules[&m];
     if (!module) {
         VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-        info.codeSize = m.code_bytes;
-        info.pCode = m.code();
-        if (!info.pCode) throw Error(std::string("out of host memory unpacking the SPIR-V of ") + m.name);
         // For kernel experiments: VKC_SPIRV_OVERRIDE=<module name>=<file.spv> runs that file instead.
         std::vector<uint32_t> replacement;
         if (std::string spec = environment::spirv_override(); !spec.empty()) {
@@ -39,9 +36,16 @@ VkPipeline DeviceState::pipeline(const ModuleInfo& m, const WorkgroupShape& shap
                 uint32_t word;
                 while (std::fread(&word, 4, 1, f) == 1) replacement.push_back(word);
                 std::fclose(f);
-                info.codeSize = replacement.size() * 4;
-                info.pCode = replacement.data();
+                if (replacement.empty()) throw Error("VKC_SPIRV_OVERRIDE: " + spec.substr(prefix.size()) + " is empty");
             }
+        }
+        if (!replacement.empty()) {
+            info.codeSize = replacement.size() * 4;
+            info.pCode = replacement.data();
+        } else {
+            info.codeSize = m.code_bytes;
+            info.pCode = m.code();
+            if (!info.pCode) throw Error(std::string("out of host memory unpacking the SPIR-V of ") + m.name);
         }
         std::vector<uint32_t> patched;
         if (uint32_t width = denorm_preserve_width(m); width && keeps_denormals(width)) {

@@ -169,7 +169,7 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         const bool indirect = c.indirect_max > 0;
         const uint64_t room = indirect ? c.indirect_max : c.count; // items the ranges are sized for
         const uint64_t room_bytes = room * sizeof(T);
-        const uint64_t align = std::max<uint64_t>(256, ctx.device().min_storage_buffer_offset_alignment);
+        const uint64_t align = std::max<uint64_t>(256, ctx.info().min_storage_buffer_offset_alignment);
         auto round = [&](uint64_t x) { return (x + align - 1) / align * align; };
         uint64_t in_at = align, out_at = c.in_place && !c.reduce ? in_at : round(in_at + room_bytes + 1);
         uint64_t out_bytes = out_items * sizeof(T); // what the plan writes

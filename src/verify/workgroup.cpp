@@ -27,7 +27,7 @@ struct Layout {
 };
 
 uint64_t boundary_index(const Context& ctx, uint64_t live) {
-    uint64_t s = ctx.device().subgroup_size;
+    uint64_t s = ctx.info().subgroup_size;
     return s < live ? s : live / 2;
 }
 

@@ -54,6 +54,10 @@
 #define VKC_DEVICE_FLAG_IN_PLACE 16u      // output aliases input
 #define VKC_DEVICE_FLAG_STATS 32u         // count look-back rounds, chunks walked and fallbacks
 #define VKC_DEVICE_FLAG_PREFETCH 64u      // look-back rounds touch the input of a chunk about to start
+// With VKC_DEVICE_COUNT_ON_DEVICE: flags bits 24-31 hold the count's word in binding 3 (below the
+// 256-byte offset alignment, so at most 63), and the push constants' tiles word the index of the
+// dispatch's first item in the whole count (a count past one binding takes a dispatch a segment).
+#define VKC_DEVICE_COUNT_WORD_SHIFT 24u
 
 // ---- device_scan.comp: scratch words (binding 2, uint words; device/scratch.glsl says more) ----
 #define VKC_STATE_TICKET 0u         // MODE_SCAN's chunk ticket: bit 31 the parity, bits 0-30 the count
