@@ -14,8 +14,10 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "arguments.hpp"
 #include "vkc/vkc.hpp"
 
 namespace vkc::tool {
@@ -50,13 +52,6 @@ struct Options {
     std::string csv;
 };
 
-std::vector<uint32_t> parse_list(const std::string& text) {
-    std::vector<uint32_t> out;
-    std::stringstream ss(text);
-    for (std::string part; std::getline(ss, part, ',');) out.push_back(uint32_t(std::stoul(part)));
-    return out;
-}
-
 // Median GPU time of `runs` timed runs after warm-ups: at least three, and at least 200 ms of them, so
 // that the GPU has left its idle clocks (an H200 idles at 405 MHz, where a copy runs at 40 % of its
 // speed, and takes a few hundred milliseconds of work to clock up again after the host has kept it idle).
@@ -83,7 +78,11 @@ std::map<uint32_t, double> read_cub(const std::string& path) {
         std::vector<std::string> f;
         std::stringstream ss(line);
         for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
-        if (f.size() >= 5) gbps[uint32_t(std::stoul(f[1]))] = std::stod(f[4]);
+        try {
+            if (f.size() >= 5) gbps[uint32_t(std::stoul(f[1]))] = std::stod(f[4]);
+        } catch (const std::exception&) {
+            throw Error("CUB results " + path + ": not items and GB/s in the line '" + line + "'");
+        }
     }
     return gbps;
 }
@@ -508,82 +507,66 @@ const char* bench_usage =
     "                              VKC_PIPELINE_CACHE if set; --engine: on a device the process made itself\n";
 
 int bench(int argc, char** argv) {
-    if (argc >= 1 && std::strcmp(argv[0], "first-call") == 0) {
+    std::string_view what = argc >= 1 ? argv[0] : "";
+    Arguments args(argc, argv);
+    args.next(); // the bench's name
+    if (what == "first-call") {
         std::string device;
         bool engine = false;
-        for (int i = 1; i < argc; ++i) {
-            if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
-            else if (std::strcmp(argv[i], "--engine") == 0) engine = true;
-            else {
-                std::fprintf(stderr, "vkc bench first-call: unknown option '%s'\n", argv[i]);
-                return 2;
-            }
+        while (args.next()) {
+            if (args.is("--device")) device = args.text();
+            else if (args.is("--engine")) engine = true;
+            else args.unknown();
         }
         return bench_first_call(device, engine);
     }
-    if (argc >= 1 && std::strcmp(argv[0], "scan") == 0) {
+    if (what == "scan") {
         ScanBenchOptions o;
-        for (int i = 1; i < argc; ++i) {
-            std::string a = argv[i];
-            auto value = [&]() -> std::string {
-                if (i + 1 >= argc) throw Error("option " + a + " needs a value");
-                return argv[++i];
-            };
-            if (a == "--device") o.device = value();
-            else if (a == "--types") {
+        while (args.next()) {
+            if (args.is("--device")) o.device = args.text();
+            else if (args.is("--types")) {
                 o.types.clear();
-                std::stringstream ss(value());
+                std::stringstream ss(args.text());
                 for (std::string t; std::getline(ss, t, ',');) o.types.push_back(t);
-            } else if (a == "--op") {
-                if (!parse(value(), o.op) || (o.op != Op::add && o.op != Op::min && o.op != Op::max)) {
-                    throw Error("bench scan: --op takes add, min or max");
+            } else if (args.is("--op")) {
+                if (!parse(args.text(), o.op) || (o.op != Op::add && o.op != Op::min && o.op != Op::max)) {
+                    throw UsageError("--op takes add, min or max");
                 }
-            } else if (a == "--min-log2") o.min_log2 = std::stoi(value());
-            else if (a == "--max-log2") o.max_log2 = std::stoi(value());
-            else if (a == "--step") o.step = std::stoi(value());
-            else if (a == "--runs") o.runs = std::stoi(value());
-            else if (a == "--repeats") o.repeats = uint32_t(std::stoul(value()));
-            else if (a == "--size") o.size = uint32_t(std::stoul(value()));
-            else if (a == "--items") o.items = uint32_t(std::stoul(value()));
-            else if (a == "--staged") o.staged = std::stoi(value());
-            else if (a == "--prefetch") o.prefetch = std::stoi(value());
-            else if (a == "--chunks") o.chunks = uint32_t(std::stoul(value()));
-            else if (a == "--spin") o.spin = uint32_t(std::stoul(value()));
-            else if (a == "--chunk-tiles") o.chunk_tiles = uint32_t(std::stoul(value()));
-            else if (a == "--indirect") o.indirect = true;
-            else if (a == "--cub") o.cub_csv = value();
-            else if (a == "--csv") o.csv = value();
-            else if (a == "--svg") o.svg = value();
-            else throw Error("unknown option " + a);
+            } else if (args.is("--min-log2")) o.min_log2 = args.number(10, 32);
+            else if (args.is("--max-log2")) o.max_log2 = args.number(10, 32);
+            else if (args.is("--step")) o.step = args.number(1, 22);
+            else if (args.is("--runs")) o.runs = args.number(1, 1000000);
+            else if (args.is("--repeats")) o.repeats = args.number<uint32_t>(1, 1000);
+            else if (args.is("--size")) o.size = args.number<uint32_t>();
+            else if (args.is("--items")) o.items = args.number<uint32_t>();
+            else if (args.is("--staged")) o.staged = args.number(0, 1);
+            else if (args.is("--prefetch")) o.prefetch = args.number(0, 1);
+            else if (args.is("--chunks")) o.chunks = args.number<uint32_t>();
+            else if (args.is("--spin")) o.spin = args.number<uint32_t>();
+            else if (args.is("--chunk-tiles")) o.chunk_tiles = args.number<uint32_t>();
+            else if (args.is("--indirect")) o.indirect = true;
+            else if (args.is("--cub")) o.cub_csv = args.text();
+            else if (args.is("--csv")) o.csv = args.text();
+            else if (args.is("--svg")) o.svg = args.text();
+            else args.unknown();
         }
-        if (o.min_log2 < 10 || o.max_log2 > 32 || o.min_log2 > o.max_log2 || o.step < 1) {
-            throw Error("need 10 <= --min-log2 <= --max-log2 <= 32 and --step >= 1");
-        }
+        if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
         return bench_scan(o);
     }
-    if (argc < 1 || std::strcmp(argv[0], "block") != 0) {
-        std::fprintf(stderr, "usage:\n%s", bench_usage);
-        return 2;
-    }
+    if (what != "block") throw UsageError("the bench is block, scan or first-call");
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw Error("option " + a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--device") o.device = value();
-        else if (a == "--log2n") o.log2n = std::stoi(value());
-        else if (a == "--size") o.size = uint32_t(std::stoul(value()));
-        else if (a == "--items") o.items = parse_list(value());
-        else if (a == "--tiles-per-group") o.tiles_per_group = parse_list(value());
-        else if (a == "--runs") o.runs = std::stoi(value());
-        else if (a == "--repeats") o.repeats = uint32_t(std::stoul(value()));
-        else if (a == "--cub") o.cub_csv = value();
-        else if (a == "--csv") o.csv = value();
-        else throw Error("unknown option " + a);
+    while (args.next()) {
+        if (args.is("--device")) o.device = args.text();
+        else if (args.is("--log2n")) o.log2n = args.number(10, 31);
+        else if (args.is("--size")) o.size = args.number<uint32_t>();
+        else if (args.is("--items")) o.items = args.numbers(1, 1024);
+        else if (args.is("--tiles-per-group")) o.tiles_per_group = args.numbers(1, 1u << 16);
+        else if (args.is("--runs")) o.runs = args.number(1, 1000000);
+        else if (args.is("--repeats")) o.repeats = args.number<uint32_t>(1, 1000);
+        else if (args.is("--cub")) o.cub_csv = args.text();
+        else if (args.is("--csv")) o.csv = args.text();
+        else args.unknown();
     }
-    if (o.log2n < 10 || o.log2n > 31) throw Error("--log2n must be 10 to 31");
     return bench_block(o);
 }
 

@@ -10,6 +10,7 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "arguments.hpp"
 #include "bench.hpp"
 #include "verify/verify.hpp"
 #include "vkc/vkc.hpp"
@@ -30,9 +31,11 @@ const char* usage =
     "  modules [--json]            list the embedded SPIR-V modules and what each needs (--json: the\n"
     "                              manifest.json installed beside the .spv files)\n"
     "  check --type T --op OP --count N [--reduce] [--exclusive] [--in-place] [--device X]\n"
-    "                              one device-wide scan or reduce of N items against the CPU reference\n"
-    "  bench block [options]       block-scan throughput against a copy and CUB (vkc --help for options)\n"
-    "  bench scan [options]        device-wide scan and reduce by size against a copy, a read and CUB\n";
+    "                              one device-wide scan or reduce of N items against the CPU reference\n";
+// The bench in two lines; vkc --help prints its options instead (bench_usage).
+const char* bench_summary =
+    "  bench block|scan|first-call [options]  throughput against a copy and CUB, and a new process's\n"
+    "                              first scan (vkc --help for their options)\n";
 
 int devices() {
     for (const vkc::DeviceInfo& d : vkc::list_devices()) {
@@ -77,17 +80,14 @@ int selftest(int argc, char** argv) {
     vkc::ContextOptions options;
     bool quick = false;
     std::string only;
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--device" && i + 1 < argc) options.device = argv[++i];
-        else if (a == "--only" && i + 1 < argc) only = argv[++i];
-        else if (a == "--quick") quick = true;
-        else if (a == "--shared-memory-only") options.shared_memory_only = true;
-        else if (a == "--validation") options.validation = true;
-        else {
-            std::fprintf(stderr, "vkc selftest: unknown option '%s'\n%s", a.c_str(), usage);
-            return 2;
-        }
+    vkc::tool::Arguments args(argc, argv);
+    while (args.next()) {
+        if (args.is("--device")) options.device = args.text();
+        else if (args.is("--only")) only = args.text();
+        else if (args.is("--quick")) quick = true;
+        else if (args.is("--shared-memory-only")) options.shared_memory_only = true;
+        else if (args.is("--validation")) options.validation = true;
+        else args.unknown();
     }
     vkc::Context ctx(options);
     const vkc::DeviceInfo& d = ctx.info();
@@ -302,27 +302,24 @@ int check(int argc, char** argv) {
     vkc::ContextOptions options;
     vkc::verify::DeviceCase c;
     c.count = 0;
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw vkc::Error("option " + a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--device") options.device = value();
-        else if (a == "--type") {
-            std::string t = value();
+    vkc::tool::Arguments args(argc, argv);
+    while (args.next()) {
+        if (args.is("--device")) options.device = args.text();
+        else if (args.is("--type")) {
+            std::string t = args.text();
             // The bench's short names too (u32, f64, ...).
             for (vkc::Type type : vkc::all_types()) {
                 if (vkc::short_name(type) == t) t = vkc::name(type);
             }
-            if (!vkc::parse(t, c.type)) throw vkc::Error("check: unknown type " + t);
-        } else if (a == "--op") {
-            if (!vkc::parse(value(), c.op)) throw vkc::Error("check: unknown op");
-        } else if (a == "--count") c.count = std::stoull(value());
-        else if (a == "--reduce") c.reduce = true;
-        else if (a == "--exclusive") c.options.exclusive = true;
-        else if (a == "--in-place") c.in_place = true;
-        else throw vkc::Error("unknown option " + a);
+            if (!vkc::parse(t, c.type)) throw vkc::tool::UsageError("unknown type " + t);
+        } else if (args.is("--op")) {
+            std::string op = args.text();
+            if (!vkc::parse(op, c.op)) throw vkc::tool::UsageError("unknown op " + op);
+        } else if (args.is("--count")) c.count = args.number<uint64_t>();
+        else if (args.is("--reduce")) c.reduce = true;
+        else if (args.is("--exclusive")) c.options.exclusive = true;
+        else if (args.is("--in-place")) c.in_place = true;
+        else args.unknown();
     }
     vkc::Context ctx(options);
     ctx.set_timing(true);
@@ -337,9 +334,10 @@ int check(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-        std::fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        std::fputs(usage, stderr);
+        std::fputs(bench_summary, stderr);
+        return 2;
     }
     std::string cmd = argv[1];
     if (cmd == "--help" || cmd == "-h") {
@@ -348,15 +346,20 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
-        if (cmd == "devices") return devices();
-        if (cmd == "modules") return list_modules(argc > 2 && std::strcmp(argv[2], "--json") == 0);
+        if (cmd == "devices" && argc == 2) return devices();
+        if (cmd == "modules" && argc == 2) return list_modules(false);
+        if (cmd == "modules" && argc == 3 && std::strcmp(argv[2], "--json") == 0) return list_modules(true);
+        if (cmd == "devices" || cmd == "modules") throw vkc::tool::UsageError("unexpected arguments after " + cmd);
         if (cmd == "selftest") return selftest(argc - 2, argv + 2);
         if (cmd == "bench") return vkc::tool::bench(argc - 2, argv + 2);
         if (cmd == "check") return check(argc - 2, argv + 2);
+    } catch (const vkc::tool::UsageError& e) {
+        std::fprintf(stderr, "vkc %s: %s (vkc --help lists the options)\n", cmd.c_str(), e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vkc %s: %s\n", cmd.c_str(), e.what());
         return 1;
     }
-    std::fprintf(stderr, "vkc: unknown command '%s'\n%s", cmd.c_str(), usage);
+    std::fprintf(stderr, "vkc: unknown command '%s'\n%s%s", cmd.c_str(), usage, bench_summary);
     return 2;
 }
