@@ -137,11 +137,11 @@ bool has_flag(uint f) { return (params.flags & f) != 0u; }
 // The dispatch's items, tiles, chunks and tiles a chunk. A plan's pipeline with VKC_DEVICE_COUNT_ON_DEVICE
 // (a count the GPU wrote: IndirectCount) derives them from the count in binding 3: the count's items
 // from params.tiles on (this dispatch's first item), at most params.count (the host's bound for this
-// dispatch, which sized its bindings and grid), as the host derives them from a count it knows (Layout, src/device_scan/internal.hpp): the look-back keeps
-// params.chunk_tiles, the chunk passes split the tiles over at most params.chunks work-groups. Groups
-// past the chunks exit at once. They are kept in shared memory, not in registers held through the
-// tile. Other pipelines read all four from the push constants, and specialization leaves no trace
-// of this.
+// dispatch, which sized its bindings and grid), as the host derives them from a count it knows
+// (Layout, src/device_scan/internal.hpp): the look-back keeps params.chunk_tiles, the chunk passes
+// split the tiles over at most params.chunks work-groups. Groups past the chunks exit at once. They
+// are kept in shared memory, not in registers held through the tile. Other pipelines read all four
+// from the push constants, and specialization leaves no trace of this.
 // (Bit 31 set: PATH_ANY. One comparison, as && of specialization constants becomes code in glslang.)
 const bool count_on_device =
     (compiled_path & (VKC_DEVICE_COUNT_ON_DEVICE | 0x80000000u)) == VKC_DEVICE_COUNT_ON_DEVICE;
