@@ -215,7 +215,7 @@ TEST_CASE("device scan: plans whose count is read on the device") {
             // (Chunks of several tiles, a pipeline of their own, for the vector widths of u32 and f64.)
             if (kind == 4 && t != Type::u32 && t != Type::f64) continue;
             for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 7 * tile + 5 + seed % 3, bound}) {
-                if (kind >= 3 && kind <= 6 && n < tile) continue; // the single-tile paths of kinds 0 to 2
+                if (kind >= 3 && kind <= 6 && n < tile) continue; // single tiles: kinds 0 to 2, 7 and 8
                 verify::DeviceCase c = make(t, op, n, kind == 2 || kind == 8, kind == 1 || kind == 7);
                 c.options.segment_items = kind >= 7 ? 3 * tile : 0;
                 c.api = Api::recorded;

@@ -61,7 +61,7 @@ private:
         auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (error != std::errc() || end != text.data() + text.size() || value < lowest || value > highest) {
             throw UsageError("option " + name + " takes a whole number from " + std::to_string(lowest) + " to " +
-                        std::to_string(highest) + ", not '" + text + "'");
+                             std::to_string(highest) + ", not '" + text + "'");
         }
         return value;
     }

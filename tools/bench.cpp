@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -507,9 +506,8 @@ const char* bench_usage =
     "                              VKC_PIPELINE_CACHE if set; --engine: on a device the process made itself\n";
 
 int bench(int argc, char** argv) {
-    std::string_view what = argc >= 1 ? argv[0] : "";
     Arguments args(argc, argv);
-    args.next(); // the bench's name
+    const std::string_view what = args.next() ? args.option() : ""; // block, scan or first-call
     if (what == "first-call") {
         std::string device;
         bool engine = false;
