@@ -1,4 +1,4 @@
-// The Context: a Device (device/device.cpp) and the state it reports. Its work lives by concern in
+// The Context: a Device (device/device.cpp) on a device with a queue, and the state it reports. Its work lives by concern in
 // device/ (instance, device, memory), pipeline/, submit/, collectives/ and device_scan/.
 #include <mutex>
 #include <string>
@@ -9,11 +9,19 @@ namespace vkc {
 
 // ---- Context ----
 
-Context::Context(const ContextOptions& options) : Device(options) {}
+Context::Context(const ContextOptions& options) {
+    device_.state_ = std::make_unique<DeviceState>();
+    try {
+        device_.state_->create(options);
+    } catch (...) {
+        device_.state_->destroy();
+        throw;
+    }
+}
 Context::~Context() = default;
 
-const DeviceInfo& Context::device() const { return impl()->info; }
 bool Context::validation_enabled() const { return impl()->validation_on; }
+uint64_t Context::validation_messages() const { return impl()->core->validation_count; }
 std::string Context::last_validation_message() const {
     std::lock_guard<std::mutex> lock(impl()->core->validation_mutex);
     return impl()->core->validation_last;

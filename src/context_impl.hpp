@@ -74,7 +74,7 @@ struct DeviceCore {
 };
 
 struct DeviceState {
-    ContextOptions options;
+    ContextOptions options; // a Device's DeviceCreateInfo is kept here too (adopt, allocator, cache)
     std::shared_ptr<DeviceCore> core;
     // Copies of core's handles and tables, for brevity: they never change once the device is made.
     InstanceTable vki;
@@ -105,7 +105,13 @@ struct DeviceState {
     uint32_t timing_repeats = 1;
     double last_gpu_ms = 0;
     double timestamp_period_ns = 0; // 0: the queue has no timestamps
+    // The subgroup layout: what plans may use (probed 1D powers of 2), and every shape a Context has
+    // probed for its own dispatches.
+    SubgroupLayout layout;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
+    // A Context's: a queue, its command buffer and fence, a descriptor pool for dispatches. A Device
+    // made from DeviceCreateInfo has none of them and never submits.
+    bool has_queue = false;
     bool statistics = false; // VKC_PIPELINE_STATS=1 and the driver can tell
     bool memory_budget = false; // VK_EXT_memory_budget enabled on a device of ours
     Buffer scratch; // device-wide scan and reduce on the Context's own buffers
@@ -117,10 +123,13 @@ struct DeviceState {
     VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
     bool own_pipeline_cache = false; // created here (not ContextOptions::pipeline_cache)
 
-    void create(const ContextOptions& opts);
+    void create(const ContextOptions& opts);     // a Context's
+    void create(const DeviceCreateInfo& create); // the engine door's
     void create_device();
-    void adopt_device(const AdoptedDevice& a);
+    // origin: what the caller passed the handles in, for the errors ("DeviceCreateInfo: ").
+    void adopt_device(const AdoptedDevice& a, const char* origin);
     void set_up_device_objects();
+    void set_up_submission();
     void create_pipeline_cache();
     void save_pipeline_cache() const;
     // Throws Error unless the Buffer was made by this Context.
@@ -137,7 +146,14 @@ struct DeviceState {
     void report_statistics(VkPipeline p, const std::string& what);
     // What the public Context and Device forward to (their comments say what each does).
     const ModuleInfo& select_module(Collective, Type, Op, Path preferred) const;
+    // The Context's answer for any shape, probed on its queue the first time it is asked.
     bool subgroups_packed(const WorkgroupShape& shape);
+    // Plans' answer: whether 1D work-groups of `size` are known to be packed (never probes).
+    bool known_packed(uint32_t size) const;
+    // One submission to `queue` that probes every shape; waits for it.
+    std::vector<bool> probe_shapes(const std::vector<WorkgroupShape>& shapes, VkQueue queue, uint32_t family);
+    // probe_shapes for the 1D powers of 2 up to the device's limit, into `layout`.
+    SubgroupLayout probe_layout(VkQueue queue, uint32_t family);
     ScanTile scan_tile(Type, const ScanOptions&, uint64_t count) const;
     uint64_t scan_scratch_bytes(Type, uint64_t count, const ScanOptions&) const;
     uint64_t reduce_scratch_bytes(Type, uint64_t count, const ScanOptions&) const;

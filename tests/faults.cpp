@@ -107,9 +107,9 @@ bool scan_and_plan(vkc::Context& ctx) {
         want += items[i];
         if (sums[i] != want) return false;
     }
-    uint64_t scratch = ctx.scan_scratch_bytes(vkc::Type::u32, items.size());
+    uint64_t scratch = ctx.device().scan_scratch_bytes(vkc::Type::u32, items.size());
     vkc::Buffer data = ctx.create_buffer(items.size() * 4), scratch_buffer = ctx.create_buffer(scratch);
-    vkc::ScanPlan plan = ctx.plan_scan(vkc::Type::u32, vkc::Op::add, items.size(), {data.handle(), 0, items.size() * 4},
+    vkc::ScanPlan plan = ctx.device().plan_scan(vkc::Type::u32, vkc::Op::add, items.size(), {data.handle(), 0, items.size() * 4},
                                        {data.handle(), 0, items.size() * 4}, {scratch_buffer.handle(), 0, scratch});
     return plan.dispatches() >= 1;
 }

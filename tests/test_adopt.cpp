@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <random>
@@ -131,6 +132,14 @@ struct EngineDevice {
     EngineDevice(const EngineDevice&) = delete;
 
     AdoptedDevice adopted() const { return {instance, physical, device, family, queue, &features}; }
+    DeviceCreateInfo create_info() const {
+        DeviceCreateInfo c;
+        c.instance = instance;
+        c.physical_device = physical;
+        c.device = device;
+        c.enabled_features = &features;
+        return c;
+    }
 };
 
 // A buffer of the engine's own, in host-visible memory so that the test reads and writes it directly.
@@ -217,7 +226,7 @@ void run_in_engine_commands(const EngineDevice& e, const ScanPlan& plan) {
 const DeviceInfo& info_of(const Context& c) { return c.info(); }
 const DeviceInfo& info_of(const Device& d) { return d.info(); }
 
-// ctx: a Context or a Device made from the engine's device.
+// ctx: a Device made from the engine's device, or a Context's.
 template <class T, class Planner>
 void check_engine_scan(Planner& ctx, const EngineDevice& e, Type type, bool exclusive, uint64_t count, uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -267,11 +276,11 @@ TEST_CASE("adopted device: plans recorded into the engine's command buffer on th
         CHECK(ctx.vk_device() == engine.device);
         CHECK(ctx.queue() == engine.queue);
         CHECK(ctx.info().name == test::context().info().name);
-        const uint64_t tile = ctx.scan_tile(Type::u32).items();
-        check_engine_scan<uint32_t>(ctx, engine, Type::u32, false, 7 * tile + 5, 1);
-        check_engine_scan<uint32_t>(ctx, engine, Type::u32, true, 3 * tile - 1, 2);
+        const uint64_t tile = ctx.device().scan_tile(Type::u32).items();
+        check_engine_scan<uint32_t>(ctx.device(), engine, Type::u32, false, 7 * tile + 5, 1);
+        check_engine_scan<uint32_t>(ctx.device(), engine, Type::u32, true, 3 * tile - 1, 2);
         if (engine.features.features.shaderInt64) {
-            check_engine_scan<uint64_t>(ctx, engine, Type::u64, true, 5 * ctx.scan_tile(Type::u64).items() + 3, 3);
+            check_engine_scan<uint64_t>(ctx.device(), engine, Type::u64, true, 5 * ctx.device().scan_tile(Type::u64).items() + 3, 3);
         }
         // The Context's own calls submit to the engine's queue.
         std::vector<uint32_t> items(1000);
@@ -289,9 +298,7 @@ TEST_CASE("engine device: a vkc::Device made from the engine's device sizes scra
     engine_messages = 0;
     {
         EngineDevice engine(true);
-        ContextOptions options;
-        options.adopt = engine.adopted();
-        Device gpu(options);
+        Device gpu(engine.create_info());
         CHECK(gpu.info().name == test::context().info().name);
         const uint64_t tile = gpu.scan_tile(Type::u32).items();
         check_engine_scan<uint32_t>(gpu, engine, Type::u32, false, 9 * tile + 7, 11);
@@ -304,10 +311,12 @@ TEST_CASE("engine device: a vkc::Device made from the engine's device sizes scra
         // A moved-from Device is empty; the moved-to one keeps working.
         Device moved = std::move(gpu);
         check_engine_scan<uint32_t>(moved, engine, Type::u32, false, 2 * tile, 14);
-        // A Context made the same way is the same kind of Device underneath.
+        // A Context on the same device holds the same kind of Device.
+        ContextOptions options;
+        options.adopt = engine.adopted();
         Context ctx(options);
-        CHECK(ctx.as_device().info().name == moved.info().name);
-        check_engine_scan<uint32_t>(ctx.as_device(), engine, Type::u32, false, 3 * tile + 2, 15);
+        CHECK(ctx.device().info().name == moved.info().name);
+        check_engine_scan<uint32_t>(ctx.device(), engine, Type::u32, false, 3 * tile + 2, 15);
     }
     CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
 }
@@ -322,13 +331,13 @@ TEST_CASE("adopted device: features the engine did not enable are not used, and 
         CHECK(!any(ctx.info().features & Feature::shader_int64));
         BufferRange none{};
         try {
-            ctx.plan_scan(Type::u64, Op::add, 100, none, none, none);
+            ctx.device().plan_scan(Type::u64, Op::add, 100, none, none, none);
             FAIL("a u64 plan on a device without shaderInt64 enabled was accepted");
         } catch (const Error& e) {
             CHECK_MESSAGE(dynamic_cast<const UnsupportedError*>(&e) != nullptr, e.what());
             CHECK_MESSAGE(std::string(e.what()).find("shaderInt64") != std::string::npos, e.what());
         }
-        check_engine_scan<uint32_t>(ctx, engine, Type::u32, false, 2 * ctx.scan_tile(Type::u32).items() + 1, 4);
+        check_engine_scan<uint32_t>(ctx.device(), engine, Type::u32, false, 2 * ctx.device().scan_tile(Type::u32).items() + 1, 4);
 
         auto refused = [&](AdoptedDevice bad, const char* named) {
             ContextOptions o;
@@ -397,9 +406,9 @@ void scan_and_plan(Context& ctx) {
         want += items[i];
         if (sums[i] != want) throw std::logic_error("wrong sum at item " + std::to_string(i));
     }
-    uint64_t scratch = ctx.scan_scratch_bytes(Type::u32, items.size());
+    uint64_t scratch = ctx.device().scan_scratch_bytes(Type::u32, items.size());
     Buffer data = ctx.create_buffer(items.size() * 4), scratch_buffer = ctx.create_buffer(scratch);
-    ScanPlan plan = ctx.plan_scan(Type::u32, Op::add, items.size(), {data.handle(), 0, items.size() * 4},
+    ScanPlan plan = ctx.device().plan_scan(Type::u32, Op::add, items.size(), {data.handle(), 0, items.size() * 4},
                                   {data.handle(), 0, items.size() * 4}, {scratch_buffer.handle(), 0, scratch});
     CHECK(plan.dispatches() >= 1);
 }
@@ -429,4 +438,147 @@ TEST_CASE("faults: every device memory allocation of a scan and a plan may fail"
         REQUIRE(n < 1000);
     }
     CHECK(errors > 0);
+}
+
+namespace {
+bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+using test::error_of;
+
+// An engine's vkGetInstanceProcAddr that counts what vkc calls: submissions and waits on a queue,
+// device memory, command pools and fences.
+struct CallCounter {
+    static inline std::map<std::string, int> calls;
+    static inline PFN_vkGetDeviceProcAddr real_device_proc = nullptr;
+    static inline std::map<std::string, PFN_vkVoidFunction> real;
+    template <class R, class... A>
+    static R forward(const char* name, A... args) {
+        ++calls[name];
+        using F = R(VKAPI_PTR*)(A...);
+        return reinterpret_cast<F>(real[name])(args...);
+    }
+    static VKAPI_ATTR VkResult VKAPI_CALL submit(VkQueue q, uint32_t n, const VkSubmitInfo* s, VkFence f) {
+        return forward<VkResult>("vkQueueSubmit", q, n, s, f);
+    }
+    static VKAPI_ATTR VkResult VKAPI_CALL submit2(VkQueue q, uint32_t n, const void* s, VkFence f) {
+        return forward<VkResult>("vkQueueSubmit2", q, n, s, f);
+    }
+    static VKAPI_ATTR VkResult VKAPI_CALL queue_wait(VkQueue q) { return forward<VkResult>("vkQueueWaitIdle", q); }
+    static VKAPI_ATTR VkResult VKAPI_CALL device_wait(VkDevice d) { return forward<VkResult>("vkDeviceWaitIdle", d); }
+    static VKAPI_ATTR VkResult VKAPI_CALL allocate(VkDevice d, const VkMemoryAllocateInfo* i,
+                                                   const VkAllocationCallbacks* a, VkDeviceMemory* m) {
+        return forward<VkResult>("vkAllocateMemory", d, i, a, m);
+    }
+    static VKAPI_ATTR VkResult VKAPI_CALL create_pool(VkDevice d, const VkCommandPoolCreateInfo* i,
+                                                      const VkAllocationCallbacks* a, VkCommandPool* p) {
+        return forward<VkResult>("vkCreateCommandPool", d, i, a, p);
+    }
+    static VKAPI_ATTR VkResult VKAPI_CALL create_fence(VkDevice d, const VkFenceCreateInfo* i,
+                                                       const VkAllocationCallbacks* a, VkFence* f) {
+        return forward<VkResult>("vkCreateFence", d, i, a, f);
+    }
+    static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL device_proc(VkDevice d, const char* name) {
+        static const std::map<std::string, PFN_vkVoidFunction> counted = {
+            {"vkQueueSubmit", reinterpret_cast<PFN_vkVoidFunction>(submit)},
+            {"vkQueueSubmit2", reinterpret_cast<PFN_vkVoidFunction>(submit2)},
+            {"vkQueueSubmit2KHR", reinterpret_cast<PFN_vkVoidFunction>(submit2)},
+            {"vkQueueWaitIdle", reinterpret_cast<PFN_vkVoidFunction>(queue_wait)},
+            {"vkDeviceWaitIdle", reinterpret_cast<PFN_vkVoidFunction>(device_wait)},
+            {"vkAllocateMemory", reinterpret_cast<PFN_vkVoidFunction>(allocate)},
+            {"vkCreateCommandPool", reinterpret_cast<PFN_vkVoidFunction>(create_pool)},
+            {"vkCreateFence", reinterpret_cast<PFN_vkVoidFunction>(create_fence)}};
+        PFN_vkVoidFunction f = real_device_proc(d, name);
+        auto it = counted.find(name);
+        if (it == counted.end() || !f) return f;
+        // vkQueueSubmit2KHR counts as vkQueueSubmit2
+        real[std::strcmp(name, "vkQueueSubmit2KHR") == 0 ? "vkQueueSubmit2" : name] = f;
+        return it->second;
+    }
+    static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL instance_proc(VkInstance i, const char* name) {
+        if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) {
+            real_device_proc = reinterpret_cast<PFN_vkGetDeviceProcAddr>(vkGetInstanceProcAddr(i, name));
+            return reinterpret_cast<PFN_vkVoidFunction>(device_proc);
+        }
+        return vkGetInstanceProcAddr(i, name);
+    }
+    static int total() {
+        int n = 0;
+        for (auto& [name, count] : calls) n += count;
+        return n;
+    }
+    static std::string listed() {
+        std::string s;
+        for (auto& [name, count] : calls) s += name + " x" + std::to_string(count) + " ";
+        return s;
+    }
+};
+
+// Plans of every kind on throwaway ranges of one engine buffer; returns their paths.
+std::vector<Path> plan_every_kind(Device& gpu, const EngineDevice& e, uint64_t count) {
+    const uint64_t align = std::max<uint64_t>(256, gpu.info().min_storage_buffer_offset_alignment);
+    const uint64_t bytes = (count * 4 + align - 1) / align * align;
+    const uint64_t scratch = std::max(gpu.scan_scratch_bytes(Type::u32, count), gpu.reduce_scratch_bytes(Type::u32, count));
+    EngineBuffer buffer(e, 2 * bytes + scratch + 2 * align);
+    BufferRange in{buffer.buffer, 0, count * 4}, out{buffer.buffer, bytes, count * 4},
+        scratch_range{buffer.buffer, 2 * bytes, scratch};
+    IndirectCount indirect{buffer.buffer, 2 * bytes + scratch + align, count};
+    std::vector<Path> paths;
+    for (const ScanPlan& p : {gpu.plan_scan(Type::u32, Op::add, count, in, out, scratch_range),
+                              gpu.plan_reduce(Type::u32, Op::max, count, in, {buffer.buffer, bytes, 4}, scratch_range),
+                              gpu.plan_scan(Type::u32, Op::add, indirect, in, out, scratch_range),
+                              gpu.plan_reduce(Type::u32, Op::add, indirect, in, {buffer.buffer, bytes, 4}, scratch_range)}) {
+        CHECK(p.dispatches() >= 1);
+        paths.push_back(p.path());
+    }
+    return paths;
+}
+} // namespace
+
+TEST_CASE("engine device: a vkc::Device records and never submits; the layout comes from a probe the engine calls") {
+    engine_messages = 0;
+    {
+        EngineDevice engine(false);
+        DeviceCreateInfo create = engine.create_info();
+        create.get_instance_proc_addr = CallCounter::instance_proc;
+        CallCounter::calls.clear();
+        Device gpu(create);
+        const uint64_t tile = gpu.scan_tile(Type::u32).items();
+        CHECK(gpu.subgroup_layout().probed == 0);
+        // No layout known: plans take the shared-memory modules, which need none, and are correct.
+        for (Path p : plan_every_kind(gpu, engine, 5 * tile + 3)) CHECK(p == Path::shared_memory);
+        check_engine_scan<uint32_t>(gpu, engine, Type::u32, false, 6 * tile + 1, 21);
+        check_engine_scan<uint32_t>(gpu, engine, Type::u32, true, 2 * tile + 9, 22);
+        CHECK_MESSAGE(CallCounter::total() == 0, "the Device called " << CallCounter::listed());
+
+        // The engine names a queue: one submission, one fence and pool of the probe's own, one buffer.
+        SubgroupLayout layout = gpu.probe_subgroup_layout(engine.queue, engine.family);
+        CHECK(CallCounter::calls["vkQueueSubmit"] == 1);
+        CHECK(CallCounter::calls["vkAllocateMemory"] == 1);
+        CHECK(CallCounter::calls["vkQueueWaitIdle"] + CallCounter::calls["vkDeviceWaitIdle"] == 0);
+        const uint32_t size = gpu.scan_tile(Type::u32).workgroup_size;
+        bool subgroups = any(gpu.info().features & Feature::subgroup_basic);
+        CHECK(layout.probed != 0);
+        CHECK(gpu.subgroup_layout().packed == layout.packed);
+        // Lavapipe and the GPUs the tests run on pack in order; a device that does not still runs, on
+        // the shared-memory modules.
+        Path want = subgroups && layout.is_packed(size) ? test::preferred_path() : Path::shared_memory;
+        CallCounter::calls.clear();
+        for (Path p : plan_every_kind(gpu, engine, 5 * tile + 3)) CHECK(p == want);
+        check_engine_scan<uint32_t>(gpu, engine, Type::u32, false, 6 * tile + 1, 23);
+        check_engine_scan<uint32_t>(gpu, engine, Type::u32, true, 2 * tile + 9, 24);
+
+        // The answer passed back when a Device is made again (as an engine keeps it with its pipeline
+        // cache): the same plans, no probe.
+        create.subgroup_layout = layout;
+        Device again(create);
+        CHECK(again.subgroup_layout().packed == layout.packed);
+        for (Path p : plan_every_kind(again, engine, 5 * tile + 3)) CHECK(p == want);
+        CHECK_MESSAGE(CallCounter::total() == 0, "the Devices called " << CallCounter::listed());
+
+        // Bad queues are named before anything is submitted.
+        CHECK(has(error_of([&] { gpu.probe_subgroup_layout(VK_NULL_HANDLE, engine.family); }), "queue is VK_NULL_HANDLE"));
+        CHECK(has(error_of([&] { gpu.probe_subgroup_layout(engine.queue, 1000); }), "queue family 1000"));
+        CHECK(CallCounter::total() == 0);
+    }
+    CHECK(CallCounter::calls["vkDeviceWaitIdle"] == 0); // nor when the Devices go
+    CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
 }

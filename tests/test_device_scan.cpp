@@ -26,7 +26,7 @@ verify::DeviceCase make(Type t, Op op, uint64_t count, bool reduce = false, bool
     return c;
 }
 
-uint64_t tile_of(Type t) { return test::context().scan_tile(t).items(); }
+uint64_t tile_of(Type t) { return test::context().device().scan_tile(t).items(); }
 
 bool defined(Type t, Op op) { return has_op(t, op); }
 } // namespace
@@ -77,19 +77,19 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
     // A shape the caller sets is kept.
     for (Type t : {Type::u32, Type::f32, Type::u64, Type::f64, Type::i8}) {
         uint64_t large = uint64_t(1) << 27;
-        ScanTile large_tile = test::context().scan_tile(t, {}, large);
+        ScanTile large_tile = test::context().device().scan_tile(t, {}, large);
         CHECK(large_tile.items() * large_tile.look_back_chunk_tiles >= tile_of(t));
         for (int log2 : {20, 22, 26}) {
             uint64_t n = uint64_t(1) << log2;
             for (uint64_t below : {uint64_t(1), tile_of(t), 2 * tile_of(t)}) {
-                CHECK(test::context().scan_scratch_bytes(t, n - below) <= test::context().scan_scratch_bytes(t, n));
+                CHECK(test::context().device().scan_scratch_bytes(t, n - below) <= test::context().device().scan_scratch_bytes(t, n));
             }
         }
         ScanOptions fixed;
         fixed.workgroup_size = 64;
         fixed.items_per_invocation = 8;
-        CHECK(test::context().scan_tile(t, fixed, large).workgroup_size == 64);
-        CHECK(test::context().scan_tile(t, fixed, large).items_per_invocation == 8);
+        CHECK(test::context().device().scan_tile(t, fixed, large).workgroup_size == 64);
+        CHECK(test::context().device().scan_tile(t, fixed, large).items_per_invocation == 8);
     }
     uint64_t seed = 700;
     for (int staged : {0, 1}) {
@@ -102,7 +102,7 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
                 // u32: 32 items, the most an invocation holds (GPUs scan 32-bit items 224 x 32 and 256 x 32):
                 // work-groups of whole subgroups but not of a power of two (96, 160) make tiles that are not.
                 c.options.items_per_invocation = t == Type::i8 ? 16 : t == Type::u32 ? 32 : 8;
-                c.count = 5 * test::context().scan_tile(t, c.options).items() + seed % 7;
+                c.count = 5 * test::context().device().scan_tile(t, c.options).items() + seed % 7;
                 c.in_place = seed % 3 == 0;
                 c.seed = seed++;
                 test::expect_pass(c);
@@ -255,16 +255,16 @@ TEST_CASE("device scan: an indirect plan gives the bits of a direct one of its c
     ScanOptions o;
     o.reproducible = true;
     o.algorithm = test::preferred_path();
-    const uint64_t tile = ctx.scan_tile(Type::f32, o).items();
+    const uint64_t tile = ctx.device().scan_tile(Type::f32, o).items();
     const uint64_t bound = 40 * tile;
-    REQUIRE(ctx.scan_tile(Type::f32, o, bound).items() == tile); // the same split of any count
+    REQUIRE(ctx.device().scan_tile(Type::f32, o, bound).items() == tile); // the same split of any count
     std::mt19937 rng(11);
     std::vector<float> items(bound);
     for (float& x : items) x = std::ldexp(float(int32_t(rng() % 2000001) - 1000000), int(rng() % 40) - 20);
     Buffer input = ctx.create_buffer(bound * 4), direct = ctx.create_buffer(bound * 4),
            indirect = ctx.create_buffer(bound * 4), counts = ctx.create_buffer(16);
     ctx.upload(input, items.data(), bound * 4);
-    uint64_t scratch_bytes = std::max(ctx.scan_scratch_bytes(Type::f32, bound, o), ctx.reduce_scratch_bytes(Type::f32, bound, o));
+    uint64_t scratch_bytes = std::max(ctx.device().scan_scratch_bytes(Type::f32, bound, o), ctx.device().reduce_scratch_bytes(Type::f32, bound, o));
     Buffer scratch = ctx.create_buffer(scratch_bytes);
     for (uint32_t n : {uint32_t(13 * tile + 7), uint32_t(bound), uint32_t(tile / 2)}) {
         ctx.upload(counts, &n, 4, 8);
@@ -274,8 +274,8 @@ TEST_CASE("device scan: an indirect plan gives the bits of a direct one of its c
         for (bool reduce : {false, true}) {
             if (reduce) ctx.reduce(input, direct, Type::f32, Op::add, n, o);
             else ctx.scan(input, direct, Type::f32, Op::add, n, o);
-            ScanPlan plan = reduce ? ctx.plan_reduce(Type::f32, Op::add, count, in, out, scratch_range, o)
-                                   : ctx.plan_scan(Type::f32, Op::add, count, in, out, scratch_range, o);
+            ScanPlan plan = reduce ? ctx.device().plan_reduce(Type::f32, Op::add, count, in, out, scratch_range, o)
+                                   : ctx.device().plan_scan(Type::f32, Op::add, count, in, out, scratch_range, o);
             ctx.run(plan);
             uint64_t compared = reduce ? 1 : n;
             std::vector<uint32_t> want(compared), got(compared);
@@ -373,7 +373,7 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
             verify::DeviceCase c = make(t, t == Type::f32 ? Op::max : Op::add, 0, false, seed % 2 == 0);
             c.options.workgroup_size = 64;
             c.options.items_per_invocation = 32;
-            c.count = 9 * test::context().scan_tile(t, c.options).items() + seed % 13;
+            c.count = 9 * test::context().device().scan_tile(t, c.options).items() + seed % 13;
             c.options.force_fallback = true;
             c.in_place = in_place;
             c.seed = seed++;
@@ -493,7 +493,7 @@ TEST_CASE("device scan: reduce and the reproducible scan over more chunks than i
             c.options.workgroup_size = 16; // rounded up to the subgroup size: 16 to 64 invocations
             c.options.items_per_invocation = 1;
             c.options.chunks = 1000; // 1000 tiles: a chunk each
-            c.count = 1000 * test::context().scan_tile(j.type, c.options).items() - seed % 7;
+            c.count = 1000 * test::context().device().scan_tile(j.type, c.options).items() - seed % 7;
             c.seed = seed++;
             test::expect_pass(c);
         }
@@ -554,36 +554,36 @@ TEST_CASE("device scan: bad requests get errors that name the problem") {
         }
         return std::string("no error");
     };
-    std::string m = message([&] { ctx.plan_scan(Type::f32, Op::bit_and, 16, whole_a, whole_a, whole_b); });
+    std::string m = message([&] { ctx.device().plan_scan(Type::f32, Op::bit_and, 16, whole_a, whole_a, whole_b); });
     CHECK_MESSAGE(m.find("and is not defined on float") != std::string::npos, m);
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 16, {a.handle(), 4, 64}, whole_a, whole_b); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, 16, {a.handle(), 4, 64}, whole_a, whole_b); });
     CHECK_MESSAGE(m.find("input offset 4 is not a multiple") != std::string::npos, m);
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 2000, whole_a, whole_a, whole_b); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, 2000, whole_a, whole_a, whole_b); });
     CHECK_MESSAGE(m.find("input range holds 4096 bytes; 8000 are needed") != std::string::npos, m);
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 100, whole_a, {a.handle(), 256, 1024}, whole_b); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, 100, whole_a, {a.handle(), 256, 1024}, whole_b); });
     CHECK_MESSAGE(m.find("overlaps the input") != std::string::npos, m);
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 16, {a.handle(), 0, 64}, {a.handle(), 64, 64}, whole_a); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, 16, {a.handle(), 0, 64}, {a.handle(), 64, 64}, whole_a); });
     CHECK_MESSAGE(m.find("scratch range overlaps") != std::string::npos, m);
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, 16, whole_a, whole_a, {b.handle(), 0, 8}); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, 16, whole_a, whole_a, {b.handle(), 0, 8}); });
     CHECK_MESSAGE(m.find("scratch range holds 8 bytes") != std::string::npos, m);
-    m = message([&] { ctx.plan_reduce(Type::u32, Op::add, 16, whole_a, {VK_NULL_HANDLE, 0, 4}, whole_b); });
+    m = message([&] { ctx.device().plan_reduce(Type::u32, Op::add, 16, whole_a, {VK_NULL_HANDLE, 0, 4}, whole_b); });
     CHECK_MESSAGE(m.find("result buffer is VK_NULL_HANDLE") != std::string::npos, m);
     m = message([&] { ctx.scan(a, b, Type::u32, Op::add, 4096); });
     CHECK_MESSAGE(m.find("input range holds 4096 bytes; 16384 are needed") != std::string::npos, m);
     // Indirect counts: the count's buffer and offset, its place, and one dispatch's bound.
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{VK_NULL_HANDLE, 0, 16}, whole_a, whole_a, whole_b); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, IndirectCount{VK_NULL_HANDLE, 0, 16}, whole_a, whole_a, whole_b); });
     CHECK_MESSAGE(m.find("count_buffer is VK_NULL_HANDLE") != std::string::npos, m);
     Buffer result = ctx.create_buffer(64);
     BufferRange whole_result{result.handle(), 0, 64};
-    m = message([&] { ctx.plan_reduce(Type::u32, Op::add, IndirectCount{result.handle(), 2, 16}, whole_a, whole_result, whole_b); });
+    m = message([&] { ctx.device().plan_reduce(Type::u32, Op::add, IndirectCount{result.handle(), 2, 16}, whole_a, whole_result, whole_b); });
     CHECK_MESSAGE(m.find("count_buffer_offset 2 is not a multiple of 4") != std::string::npos, m);
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{b.handle(), 4, 16}, whole_a, whole_a, whole_b); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, IndirectCount{b.handle(), 4, 16}, whole_a, whole_a, whole_b); });
     CHECK_MESSAGE(m.find("count lies in the scratch or the output range") != std::string::npos, m);
-    m = message([&] { ctx.plan_scan(Type::u32, Op::add, IndirectCount{a.handle(), 12, 16}, whole_a, whole_a, whole_b); });
+    m = message([&] { ctx.device().plan_scan(Type::u32, Op::add, IndirectCount{a.handle(), 12, 16}, whole_a, whole_a, whole_b); });
     CHECK_MESSAGE(m.find("count lies in the scratch or the output range") != std::string::npos, m);
     m = message([&] {
         IndirectCount past_uint32{a.handle(), 0, uint64_t(1) << 32};
-        ctx.plan_reduce(Type::u8, Op::add, past_uint32, whole_a, whole_result, whole_b);
+        ctx.device().plan_reduce(Type::u8, Op::add, past_uint32, whole_a, whole_result, whole_b);
     });
     CHECK_MESSAGE(m.find("max_count of 4294967296 items is past 4294967295") != std::string::npos, m);
 }
@@ -604,7 +604,7 @@ TEST_CASE("device scan: every tile shape fits shared memory or is refused naming
                     o.workgroup_size = size;
                     o.items_per_invocation = items;
                     o.staged = staged;
-                    ScanTile tile = ctx.scan_tile(t, o);
+                    ScanTile tile = ctx.device().scan_tile(t, o);
                     uint64_t stage = tile.staged ? uint64_t(tile.workgroup_size) * tile.items_per_invocation : 1;
                     uint64_t need = device_scan_shared_bytes(t, tile.workgroup_size, stage);
                     CAPTURE(name(t));

@@ -49,8 +49,8 @@ TEST_CASE("embedding: counts whose bytes overflow are refused before any allocat
     const uint64_t wraps = (uint64_t(1) << 62) + 4; // x 4 bytes wraps to 16
     CHECK(has(error_of([&] { ctx.scan(small, small, Type::u32, Op::add, wraps); }), "more bytes than any buffer"));
     CHECK(has(error_of([&] { ctx.reduce(small, small, Type::u32, Op::add, wraps); }), "more bytes than any buffer"));
-    CHECK(has(error_of([&] { (void)ctx.scan_scratch_bytes(Type::u64, wraps); }), "more bytes than any buffer"));
-    CHECK(has(error_of([&] { ctx.plan_scan(Type::u32, Op::add, wraps, {}, {}, {}); }), "more bytes than any buffer"));
+    CHECK(has(error_of([&] { (void)ctx.device().scan_scratch_bytes(Type::u64, wraps); }), "more bytes than any buffer"));
+    CHECK(has(error_of([&] { ctx.device().plan_scan(Type::u32, Op::add, wraps, {}, {}, {}); }), "more bytes than any buffer"));
     // A count that fits 64 bits but not the buffer: refused before the Context's scratch grows for it.
     std::string too_many = error_of([&] { ctx.scan(small, small, Type::u32, Op::add, uint64_t(1) << 40); });
     INFO(too_many);
@@ -75,9 +75,9 @@ TEST_CASE("embedding: Buffers belong to their Context and keep its device alive"
         other.download(theirs, sums.data(), 16);
         CHECK(sums == std::vector<uint32_t>{1, 3, 6, 10});
         outlives = std::move(theirs);
-        uint64_t scratch = other.scan_scratch_bytes(Type::u32, 4);
+        uint64_t scratch = other.device().scan_scratch_bytes(Type::u32, 4);
         Buffer plan_scratch = other.create_buffer(scratch);
-        ScanPlan plan = other.plan_scan(Type::u32, Op::add, 4, {outlives.handle(), 0, 16}, {outlives.handle(), 0, 16},
+        ScanPlan plan = other.device().plan_scan(Type::u32, Op::add, 4, {outlives.handle(), 0, 16}, {outlives.handle(), 0, 16},
                                         {plan_scratch.handle(), 0, scratch});
         // The plan goes with the Context below, the Buffers after it: neither may touch a freed device.
         outlives = std::move(outlives);
@@ -94,9 +94,9 @@ TEST_CASE("embedding: a plan outliving its Context is refused when recorded") {
     {
         Context other(options);
         data = other.create_buffer(4096);
-        uint64_t bytes = other.scan_scratch_bytes(Type::u32, 1024);
+        uint64_t bytes = other.device().scan_scratch_bytes(Type::u32, 1024);
         scratch = other.create_buffer(bytes);
-        plan = other.plan_scan(Type::u32, Op::add, 1024, {data.handle(), 0, 4096}, {data.handle(), 0, 4096},
+        plan = other.device().plan_scan(Type::u32, Op::add, 1024, {data.handle(), 0, 4096}, {data.handle(), 0, 4096},
                                {scratch.handle(), 0, bytes});
     }
     CHECK(has(error_of([&] { plan.record(VK_NULL_HANDLE); }), "Context was destroyed"));
@@ -112,10 +112,10 @@ TEST_CASE("embedding: the pipeline cache is kept in a file and handed out") {
     std::vector<uint32_t> items(1000, 1);
     {
         Context first(options);
-        CHECK(first.vk_pipeline_cache() != VK_NULL_HANDLE);
+        CHECK(first.device().vk_pipeline_cache() != VK_NULL_HANDLE);
         auto sums = first.scan(std::span<const uint32_t>(items), Op::add);
         CHECK(sums.back() == 1000);
-        CHECK(!first.pipeline_cache_data().empty());
+        CHECK(!first.device().pipeline_cache_data().empty());
     }
     REQUIRE(std::filesystem::exists(file));
     CHECK(std::filesystem::file_size(file) > 0);

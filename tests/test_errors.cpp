@@ -88,8 +88,8 @@ TEST_CASE("errors: a type the device lacks is an error naming the feature") {
         msg = e.what();
     }
     CHECK(msg.find("shaderFloat64") != std::string::npos);
-    CHECK_THROWS_AS(ctx.select_module(Collective::broadcast, Type::f16, Op::add), UnsupportedError);
-    CHECK(ctx.select_module(Collective::reduce, Type::f32, Op::add).path == test::preferred_path());
+    CHECK_THROWS_AS(ctx.device().select_module(Collective::broadcast, Type::f16, Op::add), UnsupportedError);
+    CHECK(ctx.device().select_module(Collective::reduce, Type::f32, Op::add).path == test::preferred_path());
 }
 
 TEST_CASE("fallback: without subgroup arithmetic, or without it for a type, the shared-memory path runs") {
@@ -97,14 +97,14 @@ TEST_CASE("fallback: without subgroup arithmetic, or without it for a type, the 
     o.validation = true;
     o.hide_features = Feature::subgroup_extended_types;
     Context ctx(o);
-    CHECK(ctx.select_module(Collective::scan_inclusive, Type::i64, Op::add).path == Path::shared_memory);
-    CHECK(ctx.select_module(Collective::scan_inclusive, Type::i32, Op::add).path == test::preferred_path());
+    CHECK(ctx.device().select_module(Collective::scan_inclusive, Type::i64, Op::add).path == Path::shared_memory);
+    CHECK(ctx.device().select_module(Collective::scan_inclusive, Type::i32, Op::add).path == test::preferred_path());
     verify::Case c{Collective::scan_inclusive, Type::i64, Op::max, {100}};
     CHECK(verify::run_case(ctx, c).status == verify::Status::pass);
 
     o.hide_features = Feature::subgroup_arithmetic | Feature::subgroup_vote;
     Context plain(o);
-    CHECK(plain.select_module(Collective::reduce, Type::f32, Op::min).path == Path::shared_memory);
-    CHECK(plain.select_module(Collective::any, Type::u32, Op::add).path == Path::shared_memory);
+    CHECK(plain.device().select_module(Collective::reduce, Type::f32, Op::min).path == Path::shared_memory);
+    CHECK(plain.device().select_module(Collective::any, Type::u32, Op::add).path == Path::shared_memory);
     CHECK(ctx.validation_messages() == 0);
 }

@@ -303,7 +303,7 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     so.chunks = o.chunks;
     so.spin_limit = o.spin;
     so.look_back_chunk_tiles = o.chunk_tiles;
-    ScanTile tile = ctx.scan_tile(type, so), large_tile = ctx.scan_tile(type, so, 1ull << o.max_log2);
+    ScanTile tile = ctx.device().scan_tile(type, so), large_tile = ctx.device().scan_tile(type, so, 1ull << o.max_log2);
     auto t0 = std::chrono::steady_clock::now();
     ctx.scan(in, out, type, o.op, 1024, so); // creates the pipeline
     double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -385,15 +385,15 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
             ctx.upload(count, &n32, 4);
             ScanOptions kept = so;
             kept.scratch_zeroed = true;
-            uint64_t scratch_bytes = std::max(ctx.scan_scratch_bytes(type, n, kept), ctx.reduce_scratch_bytes(type, n, kept));
+            uint64_t scratch_bytes = std::max(ctx.device().scan_scratch_bytes(type, n, kept), ctx.device().reduce_scratch_bytes(type, n, kept));
             Buffer scratch = ctx.create_buffer(scratch_bytes);
             std::vector<uint8_t> zeros(scratch_bytes);
             ctx.upload(scratch, zeros.data(), scratch_bytes);
             IndirectCount indirect{count.handle(), 0, n};
             BufferRange scratch_range{scratch.handle(), 0, scratch_bytes};
-            ScanPlan scan_plan = ctx.plan_scan(type, o.op, indirect, {in.handle(), 0, bytes}, {out.handle(), 0, bytes},
+            ScanPlan scan_plan = ctx.device().plan_scan(type, o.op, indirect, {in.handle(), 0, bytes}, {out.handle(), 0, bytes},
                                                scratch_range, kept);
-            ScanPlan reduce_plan = ctx.plan_reduce(type, o.op, indirect, {in.handle(), 0, bytes},
+            ScanPlan reduce_plan = ctx.device().plan_reduce(type, o.op, indirect, {in.handle(), 0, bytes},
                                                    {result.handle(), 0, sizeof(T)}, scratch_range, kept);
             indirect_incl_ms = median_ms(ctx, o.runs, [&] { ctx.run(scan_plan); });
             indirect_reduce_ms = median_ms(ctx, o.runs, [&] { ctx.run(reduce_plan); });

@@ -180,7 +180,7 @@ int selftest(int argc, char** argv) {
             for (vkc::Op op : ops) {
                 if (!vkc::has_op(t, op)) continue;
                 Row row{{Collective::device_scan, t, op}, {}, {}};
-                uint64_t tile = ctx.scan_tile(t).items();
+                uint64_t tile = ctx.device().scan_tile(t).items();
                 int k = 0;
                 for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {
                     if (quick && n > 100 * tile) continue;

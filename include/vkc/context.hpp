@@ -1,5 +1,5 @@
-// vkcollectives: the convenience layer. A Context is a vkc::Device (include/vkc/device.hpp) with
-// Buffers, uploads and downloads, and a queue it submits to and waits on: it runs the work-group
+// vkcollectives: the convenience layer. A Context holds a vkc::Device (include/vkc/device.hpp) and
+// adds Buffers, uploads and downloads, and a queue it submits to and waits on: it runs the work-group
 // collectives, block scans and device-wide scans on its own Buffers and on host arrays.
 //
 //   vkc::Context ctx;                                   // picks a device (see ContextOptions::device)
@@ -29,6 +29,69 @@
 
 namespace vkc {
 VKC_API_BEGIN
+
+// An engine's own Vulkan device and a queue of it, for a Context to work on instead of creating one
+// (ContextOptions::adopt). The Context destroys none of these objects; they must outlive it, and so
+// must every command buffer that recorded its plans finish before it is destroyed. (An engine that
+// only records plans needs no Context: vkc::Device takes its device without a queue.)
+struct AdoptedDevice {
+    // The instance must have been created for Vulkan 1.1 or later (vkc queries the device with
+    // vkGetPhysicalDeviceProperties2 and Features2), and the device must offer Vulkan 1.1.
+    VkInstance instance = nullptr;
+    VkPhysicalDevice physical_device = nullptr;
+    VkDevice device = nullptr;
+    // A queue of a family with compute. The Context submits to it only in its own calls that wait for
+    // their result (run, scan and reduce on Buffers or host arrays, upload, download); the caller keeps
+    // its own use of the queue apart from those, as Vulkan's external synchronisation asks.
+    uint32_t queue_family = 0;
+    VkQueue queue = nullptr;
+    // The VkPhysicalDeviceFeatures2 chain the device was created with, since Vulkan cannot be asked
+    // what was enabled (a device made with pEnabledFeatures: wrap those in a VkPhysicalDeviceFeatures2).
+    // Read: shaderInt64, shaderFloat64, shaderInt16, and in the chain VkPhysicalDeviceVulkan11Features,
+    // VkPhysicalDeviceVulkan12Features, or the 8/16-bit storage, float16/int8 and subgroup extended
+    // types structs. Modules that need a feature the chain does not enable are not used (a request
+    // that has no other module gets an UnsupportedError naming the feature). Null: none enabled.
+    const VkPhysicalDeviceFeatures2* enabled_features = nullptr;
+    // Optional: the engine's vkGetInstanceProcAddr (its own loader, or one that puts its layers in
+    // front), from which every instance and device function vkc calls is loaded. Null
+    // (default): the system loader's, from libvulkan.so.1.
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
+};
+
+struct ContextOptions {
+    // Which device: its index in list_devices() ("1") or part of its name ("llvmpipe"), any case.
+    // Empty (default): the VKC_DEVICE environment variable, else a discrete GPU, else an integrated
+    // GPU, else whatever exists (lavapipe included).
+    std::string device;
+    // Enable VK_LAYER_KHRONOS_validation when installed, with synchronization validation, and count its
+    // warnings and errors. Default off; VKC_VALIDATION=1 turns it on too.
+    bool validation = false;
+    // Never use subgroup modules, as on a device without subgroup arithmetic. Default off;
+    // VKC_SHARED_MEMORY_ONLY=1 turns it on too.
+    bool shared_memory_only = false;
+    // Treat these features as missing, as on a device without them (tests use it to reach the
+    // fallback and error paths on a device that has everything). Default none.
+    Feature hide_features = Feature::none;
+    // Work on an engine's device instead of creating one (adopt.device set). `device` is then
+    // ignored, and so is `validation`: layers are the engine's to enable on its instance.
+    AdoptedDevice adopt;
+    // Optional: host memory callbacks for every Vulkan object the Context creates (the instance and
+    // device too, where it creates them). Copied: the struct need not outlive this call, the
+    // functions and their pUserData must outlive the Context and its Buffers and plans. Default null.
+    const VkAllocationCallbacks* allocator = nullptr;
+    // Optional: a pipeline cache of the caller's on the same device, through which every pipeline is
+    // created (an engine's own, that it saves as it likes). The Context neither destroys nor saves it.
+    // Default null: the Context makes its own, loaded from and saved to pipeline_cache_path.
+    VkPipelineCache pipeline_cache = nullptr;
+    // File the Context's own pipeline cache is read from when it is made and written to when it is
+    // destroyed (data of another device or driver is ignored by Vulkan). Empty (default): the
+    // VKC_PIPELINE_CACHE environment variable; if that is empty too, the cache lives in memory only.
+    std::string pipeline_cache_path;
+    // Initial data for the Context's own pipeline cache (from Context::pipeline_cache_data() of an
+    // earlier run), used where no file is named. Default empty.
+    std::vector<uint8_t> pipeline_cache_data;
+};
+
 
 // A device-local storage buffer. Move only. It keeps its device alive, so it may outlive its Context;
 // a Context accepts only its own Buffers.
@@ -92,18 +155,24 @@ struct BlockRequest {
     Path algorithm = Path::subgroup;
 };
 
-// Inherits from Device: info(), select_module(), scan_tile(), the scratch sizes, plan_scan(),
-// plan_reduce(), the pipeline cache and validation_messages() (include/vkc/device.hpp).
-class Context : public Device {
+// Holds a Device (device()): plans, tiles and scratch sizes are asked of it. When made, it probes the
+// subgroup layout on its queue (Device::probe_subgroup_layout), so its plans use the subgroup modules
+// wherever the layout allows.
+class Context {
 public:
     explicit Context(const ContextOptions& options = {});
     ~Context();
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
 
-    // The same as info(), which Context inherits from Device; kept for code written against 0.x.
-    [[deprecated("use info()")]] const DeviceInfo& device() const;
+    // The Device the Context works through: scan_tile, scratch sizes, plan_scan, plan_reduce,
+    // select_module and the pipeline cache are its.
+    Device& device() { return device_; }
+    const Device& device() const { return device_; }
+    const DeviceInfo& info() const { return device_.info(); }
     bool validation_enabled() const;
+    // Validation messages (warnings and errors) seen on the Context's own instance, and the last.
+    uint64_t validation_messages() const;
     std::string last_validation_message() const;
 
     // Whether the device packs the invocations of this shape into subgroups in local-index order
@@ -136,7 +205,6 @@ public:
     // Every type and op of the work-group collectives; count may be 0 (scan: nothing happens;
     // reduce: the identity) and beyond 2^32. Throws Error naming what is wrong with the arguments.
 
-    // Tiles, scratch sizes and plans: Device's (include/vkc/device.hpp).
     // On this Context's buffers, waiting for the result (output may be input: in place). With timing
     // on, last_gpu_ms() is the whole plan's GPU time.
     void scan(const Buffer& input, Buffer& output, Type, Op, uint64_t count, const ScanOptions& = {});
@@ -203,12 +271,9 @@ public:
         return run(request, std::span<const T>(items));
     }
 
-    // The Device this Context is (for code written for vkc::Device).
-    const Device& as_device() const { return *this; }
-    Device& as_device() { return *this; }
-
 private:
-    DeviceState* impl() const { return state_.get(); } // src/context_impl.hpp
+    Device device_;
+    DeviceState* impl() const { return device_.state_.get(); } // src/context_impl.hpp
 };
 
 VKC_API_END

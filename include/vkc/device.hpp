@@ -1,11 +1,12 @@
 // vkcollectives: the device, the front door for engines. A vkc::Device is made from an engine's own
-// Vulkan device (ContextOptions::adopt) or opens one itself; it creates pipelines from the embedded
-// modules through a pipeline cache, and gives what an engine records into its own command buffers:
-// the device-wide scan's tiles, scratch sizes and plans (include/vkc/device_scan.hpp).
+// Vulkan device (DeviceCreateInfo); it creates pipelines from the embedded modules through a pipeline
+// cache, and gives what an engine records into its own command buffers: the device-wide scan's
+// tiles, scratch sizes and plans (include/vkc/device_scan.hpp). It records and never submits: no
+// call of it touches a queue or allocates device memory, except probe_subgroup_layout, which the
+// engine calls with a queue it names.
 //
-//   vkc::ContextOptions options;
-//   options.adopt = {instance, physical_device, device, queue_family, queue, &enabled_features};
-//   vkc::Device gpu(options);
+//   vkc::DeviceCreateInfo create{instance, physical_device, device, &enabled_features};
+//   vkc::Device gpu(create);
 //   uint64_t scratch_bytes = gpu.scan_scratch_bytes(vkc::Type::u32, count);
 //   vkc::ScanPlan plan = gpu.plan_scan(vkc::Type::u32, vkc::Op::add, count, input, output, scratch);
 //   plan.record(command_buffer);                        // as often as wanted, in the engine's frame
@@ -64,21 +65,28 @@ struct DeviceInfo {
 // Lists the Vulkan devices (creates a temporary instance). Throws Error when no Vulkan loader exists.
 std::vector<DeviceInfo> list_devices();
 
-// An engine's own Vulkan device, for a Context to work on instead of creating one
-// (ContextOptions::adopt): its plans then record into the engine's command buffers on the engine's
-// VkBuffers. The Context destroys none of these objects; they must outlive it, and so must every
-// command buffer that recorded its plans finish before it is destroyed.
-struct AdoptedDevice {
+// Which 1D work-group sizes place their invocations in subgroups in local-index order (subgroup s
+// holds local indices [s * S, (s + 1) * S), S the subgroup size), as the subgroup modules of the
+// device-wide scan need. Vulkan does not promise it, so it is found by running a probe on the device
+// (Device::probe_subgroup_layout, or a Context when it is made). Bit k of each mask stands for a
+// work-group of 2^k invocations. A size not in `probed` counts as not packed: plans of that size
+// use the shared-memory modules, which need no layout.
+struct SubgroupLayout {
+    uint32_t probed = 0; // sizes whose layout was probed
+    uint32_t packed = 0; // of those, the ones packed in local-index order
+    // Whether `size` invocations are known to be packed (false for sizes not probed or not powers of 2).
+    bool is_packed(uint32_t size) const;
+};
+
+// The engine's door: an engine's own Vulkan device, for a vkc::Device that records into the
+// engine's command buffers on the engine's VkBuffers. The Device destroys none of these objects; they
+// must outlive it, and every command buffer that recorded its plans must finish before it goes.
+struct DeviceCreateInfo {
     // The instance must have been created for Vulkan 1.1 or later (vkc queries the device with
     // vkGetPhysicalDeviceProperties2 and Features2), and the device must offer Vulkan 1.1.
     VkInstance instance = nullptr;
     VkPhysicalDevice physical_device = nullptr;
     VkDevice device = nullptr;
-    // A queue of a family with compute. The Context submits to it only in its own calls that wait for
-    // their result (run, scan and reduce on Buffers or host arrays, upload, download); the caller keeps
-    // its own use of the queue apart from those, as Vulkan's external synchronisation asks.
-    uint32_t queue_family = 0;
-    VkQueue queue = nullptr;
     // The VkPhysicalDeviceFeatures2 chain the device was created with, since Vulkan cannot be asked
     // what was enabled (a device made with pEnabledFeatures: wrap those in a VkPhysicalDeviceFeatures2).
     // Read: shaderInt64, shaderFloat64, shaderInt16, and in the chain VkPhysicalDeviceVulkan11Features,
@@ -87,55 +95,37 @@ struct AdoptedDevice {
     // that has no other module gets an UnsupportedError naming the feature). Null: none enabled.
     const VkPhysicalDeviceFeatures2* enabled_features = nullptr;
     // Optional: the engine's vkGetInstanceProcAddr (its own loader, or one that puts its layers in
-    // front), from which every instance and device function the Context calls is loaded. Null
-    // (default): the system loader's, from libvulkan.so.1.
+    // front), from which every instance and device function vkc calls is loaded. Null (default): the
+    // system loader's, from libvulkan.so.1.
     PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
-};
-
-struct ContextOptions {
-    // Which device: its index in list_devices() ("1") or part of its name ("llvmpipe"), any case.
-    // Empty (default): the VKC_DEVICE environment variable, else a discrete GPU, else an integrated
-    // GPU, else whatever exists (lavapipe included).
-    std::string device;
-    // Enable VK_LAYER_KHRONOS_validation when installed, with synchronization validation, and count its
-    // warnings and errors. Default off; VKC_VALIDATION=1 turns it on too.
-    bool validation = false;
-    // Never use subgroup modules, as on a device without subgroup arithmetic. Default off;
-    // VKC_SHARED_MEMORY_ONLY=1 turns it on too.
-    bool shared_memory_only = false;
-    // Treat these features as missing, as on a device without them (tests use it to reach the
-    // fallback and error paths on a device that has everything). Default none.
-    Feature hide_features = Feature::none;
-    // Work on an engine's device instead of creating one (adopt.device set). `device` is then
-    // ignored, and so is `validation`: layers are the engine's to enable on its instance.
-    AdoptedDevice adopt;
-    // Optional: host memory callbacks for every Vulkan object the Context creates (the instance and
-    // device too, where it creates them). Copied: the struct need not outlive this call, the
-    // functions and their pUserData must outlive the Context and its Buffers and plans. Default null.
-    const VkAllocationCallbacks* allocator = nullptr;
-    // Optional: a pipeline cache of the caller's on the same device, through which every pipeline is
-    // created (an engine's own, that it saves as it likes). The Context neither destroys nor saves it.
-    // Default null: the Context makes its own, loaded from and saved to pipeline_cache_path.
+    // Optional: a pipeline cache of the engine's on this device, through which every pipeline is
+    // created; neither destroyed nor saved here. Null (default): the Device keeps one in memory
+    // (Device::pipeline_cache_data gives its data).
     VkPipelineCache pipeline_cache = nullptr;
-    // File the Context's own pipeline cache is read from when it is made and written to when it is
-    // destroyed (data of another device or driver is ignored by Vulkan). Empty (default): the
-    // VKC_PIPELINE_CACHE environment variable; if that is empty too, the cache lives in memory only.
-    std::string pipeline_cache_path;
-    // Initial data for the Context's own pipeline cache (from Context::pipeline_cache_data() of an
-    // earlier run), used where no file is named. Default empty.
-    std::vector<uint8_t> pipeline_cache_data;
+    // Optional: host memory callbacks for every Vulkan object the Device creates. Copied: the struct
+    // need not outlive this call, the functions and their pUserData must outlive the Device and its
+    // plans. Default null.
+    const VkAllocationCallbacks* allocator = nullptr;
+    // The subgroup layout an earlier probe of this device and driver found (Device::subgroup_layout).
+    // Default: none known, so plans use the shared-memory modules until probe_subgroup_layout runs.
+    SubgroupLayout subgroup_layout;
+    // Restrictions, as on a device that lacks what they name (tests use them to reach the fallback and
+    // error paths on a device that has everything): never use subgroup modules (also
+    // VKC_SHARED_MEMORY_ONLY=1), treat these features as missing. Default off, none.
+    bool shared_memory_only = false;
+    Feature hide_features = Feature::none;
 };
-
-// The options a Device is made with (the name is older than vkc::Device).
-using DeviceOptions = ContextOptions;
 
 struct DeviceState; // private (src/context_impl.hpp)
 
+class Context;
+
 class Device {
 public:
-    // The engine's device where options.adopt.device is set, else one the Device opens (see
-    // ContextOptions). Throws Error or UnsupportedError naming what is missing.
-    explicit Device(const ContextOptions& options = {});
+    // Works on the engine's device. Records and never submits: neither this constructor nor any
+    // call but probe_subgroup_layout allocates device memory or touches a queue. Throws Error or
+    // UnsupportedError naming what is wrong or missing.
+    explicit Device(const DeviceCreateInfo& create);
     ~Device();
     Device(Device&&) noexcept;
     Device& operator=(Device&&) noexcept;
@@ -145,6 +135,17 @@ public:
     // it for the type, else the shared-memory path. Throws UnsupportedError naming what is missing.
     // `preferred` shared_memory picks the shared-memory module even where subgroups would do.
     const ModuleInfo& select_module(Collective, Type, Op, Path preferred = Path::subgroup) const;
+
+    // ---- The subgroup layout (SubgroupLayout) ----
+    // What is known of it: from DeviceCreateInfo::subgroup_layout, probe_subgroup_layout, or the
+    // Context's probe. An engine may store it with its pipeline cache and pass it back next time.
+    SubgroupLayout subgroup_layout() const;
+    // Runs the layout probe for every 1D power-of-2 work-group size from the smallest subgroup size
+    // to the device's limit: one submission to `queue` (of a family with compute), then a wait on a
+    // fence of its own. The caller owns the queue's external synchronisation for this call, as for
+    // its own vkQueueSubmit. It creates and destroys a small host-visible buffer, a command pool and
+    // a fence. Plans made after it use the subgroup modules where the layout allows.
+    SubgroupLayout probe_subgroup_layout(VkQueue queue, uint32_t queue_family);
 
     // ---- Device-wide scan and reduce (include/vkc/device_scan.hpp) ----
     // Every type and op of the work-group collectives; count may be 0 (scan: nothing happens;
@@ -170,16 +171,14 @@ public:
     ScanPlan plan_reduce(Type, Op, const IndirectCount& count, const BufferRange& input, const BufferRange& result,
                          const BufferRange& scratch, const ScanOptions& = {});
 
-    // The pipeline cache pipelines are created through (ContextOptions::pipeline_cache, or the
-    // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself and
-    // passes it back as pipeline_cache_data.
+    // The pipeline cache pipelines are created through (DeviceCreateInfo::pipeline_cache, or the
+    // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself.
     VkPipelineCache vk_pipeline_cache() const;
     std::vector<uint8_t> pipeline_cache_data() const;
-    // Validation messages (warnings and errors) seen, where the Device enabled the layer on an
-    // instance of its own.
-    uint64_t validation_messages() const;
 
-protected:
+private:
+    friend class Context;
+    Device() = default; // a Context's, made on its own or an adopted device
     std::unique_ptr<DeviceState> state_;
 };
 

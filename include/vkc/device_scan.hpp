@@ -154,6 +154,9 @@ public:
     void record(VkCommandBuffer cmd) const;
     uint64_t count() const;          // items (with an IndirectCount: max_count)
     uint32_t dispatches() const;     // compute dispatches it records
+    // The path of the module it runs: subgroup where the device has subgroup arithmetic for the type
+    // and the plan's work-group size is known to be packed (SubgroupLayout), else shared_memory.
+    Path path() const;
 
     struct State;
 

@@ -1,5 +1,5 @@
 // The work-group collectives (reduce, scans, broadcast, all, any): module choice, the checks on a
-// request, the subgroup layout probe, and dispatch.
+// request, and dispatch.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -125,7 +125,7 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
     }
     impl()->check_buffer(input, "the input");
     impl()->check_buffer(output, "the output");
-    const ModuleInfo& m = select_module(r.collective, r.type, r.op);
+    const ModuleInfo& m = impl()->select_module(r.collective, r.type, r.op, Path::subgroup);
     uint64_t bytes = impl()->check_module_use(m, s, r.count, input, output);
     uint64_t per_group = s.size();
     if (r.collective == Collective::copy || r.collective == Collective::read) {
@@ -161,37 +161,6 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
     impl()->dispatch({&m, s, packed, 1, false, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
 }
-
-bool DeviceState::subgroups_packed(const WorkgroupShape& s) {
-    auto key = std::make_tuple(s.x, s.y, s.z);
-    auto it = packed_shapes.find(key);
-    if (it != packed_shapes.end()) return it->second;
-    bool packed = false;
-    if (any(info.features & Feature::subgroup_basic)) {
-        const ModuleInfo* probe = nullptr;
-        for (const ModuleInfo& m : modules()) {
-            if (m.collective == Collective::layout_probe) probe = &m;
-        }
-        if (!probe) throw Error("the layout probe module is missing from the build");
-        uint64_t n = s.size();
-        // Host-visible, so the probe's answer is read without a staged copy.
-        const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        Buffer out = make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
-        ModuleParams params{};
-        params.count = uint32_t(n + 1);
-        params.group_count = 1;
-        dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
-        std::vector<uint32_t> place(n + 1);
-        std::memcpy(place.data(), out.mapped_, out.size());
-        packed = true;
-        for (uint32_t i = 0; i < n; ++i) packed = packed && place[i] == i;
-    }
-    packed_shapes[key] = packed;
-    return packed;
-}
-
-bool Context::subgroups_packed(const WorkgroupShape& s) { return impl()->subgroups_packed(s); }
 
 void DeviceState::dispatch(const Dispatch& d) {
     VkPipeline p = pipeline(*d.module, d.shape, d.packed, d.items, d.staged, d.kernel_constant);

@@ -1,14 +1,14 @@
-// vkc::Device, the front door: a DeviceState made from the engine's device or one of its own, and
-// what an engine records with it. Context (src/context.cpp) builds on it.
+// vkc::Device, the front door: a DeviceState made from the engine's device, and what an engine
+// records with it. A Context (src/context.cpp) holds one, made on its own device or an adopted one.
 #include <utility>
 
 #include "context_impl.hpp"
 
 namespace vkc {
 
-Device::Device(const ContextOptions& options) : state_(std::make_unique<DeviceState>()) {
+Device::Device(const DeviceCreateInfo& create) : state_(std::make_unique<DeviceState>()) {
     try {
-        state_->create(options);
+        state_->create(create);
     } catch (...) {
         state_->destroy();
         throw;
@@ -57,6 +57,5 @@ ScanPlan Device::plan_reduce(Type type, Op op, const IndirectCount& count, const
 }
 VkPipelineCache Device::vk_pipeline_cache() const { return state_->pipeline_cache; }
 std::vector<uint8_t> Device::pipeline_cache_data() const { return state_->pipeline_cache_data(); }
-uint64_t Device::validation_messages() const { return state_->core->validation_count; }
 
 } // namespace vkc

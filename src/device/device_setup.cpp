@@ -1,5 +1,6 @@
-// Making the Context's device (its own, or adopting an engine's) and the objects every dispatch
-// uses: queue, command pool, descriptor and pipeline layouts; and tearing them down.
+// Making a Device (on an engine's device, without a queue) or a Context's device (its own, or an
+// engine's with a queue), the objects every pipeline uses (descriptor and pipeline layouts, the
+// pipeline cache) and a Context's submission objects; and tearing them down.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -18,23 +19,47 @@ void DeviceState::create(const ContextOptions& opts) {
     core = std::make_shared<DeviceCore>();
     if (opts.allocator) core->use_allocator(*opts.allocator);
     allocator = core->allocator;
+    has_queue = true;
     if (opts.adopt.device) {
-        adopt_device(opts.adopt);
+        if (!opts.adopt.queue) throw Error("ContextOptions::adopt: queue is VK_NULL_HANDLE");
+        adopt_device(opts.adopt, "ContextOptions::adopt: ");
     } else {
         create_device();
     }
     info.features = info.features & ~options.hide_features;
     set_up_device_objects();
+    // Plans made on the Context use the subgroup modules wherever the layout allows: probe it now, on
+    // the Context's own queue, rather than in a call that only records.
+    probe_layout(queue, queue_family);
 }
 
-void DeviceState::adopt_device(const AdoptedDevice& a) {
-    auto require = [](bool ok, const char* what) {
-        if (!ok) throw Error(std::string("ContextOptions::adopt: ") + what);
+void DeviceState::create(const DeviceCreateInfo& c) {
+    options = {};
+    options.shared_memory_only = c.shared_memory_only || environment::shared_memory_only();
+    options.hide_features = c.hide_features;
+    options.pipeline_cache = c.pipeline_cache;
+    core = std::make_shared<DeviceCore>();
+    if (c.allocator) core->use_allocator(*c.allocator);
+    allocator = core->allocator;
+    AdoptedDevice a;
+    a.instance = c.instance;
+    a.physical_device = c.physical_device;
+    a.device = c.device;
+    a.enabled_features = c.enabled_features;
+    a.get_instance_proc_addr = c.get_instance_proc_addr;
+    adopt_device(a, "DeviceCreateInfo: ");
+    info.features = info.features & ~options.hide_features;
+    layout = c.subgroup_layout;
+    set_up_device_objects();
+}
+
+void DeviceState::adopt_device(const AdoptedDevice& a, const char* origin) {
+    auto require = [origin](bool ok, const char* what) {
+        if (!ok) throw Error(std::string(origin) + what);
     };
     require(a.instance, "instance is VK_NULL_HANDLE");
     require(a.physical_device, "physical_device is VK_NULL_HANDLE");
     require(a.device, "device is VK_NULL_HANDLE");
-    require(a.queue, "queue is VK_NULL_HANDLE");
     Feature enabled = enabled_features_of(a.enabled_features);
     core->adopted = adopted = true;
     core->vki.load_global(a.get_instance_proc_addr ? a.get_instance_proc_addr : core->loader.open());
@@ -48,12 +73,14 @@ void DeviceState::adopt_device(const AdoptedDevice& a) {
     info = describe(vki, physical, uint32_t(found - list.begin()));
     require_vulkan_1_1(info);
     info.features = (info.features & ~optional_device_features) | (info.features & enabled);
-    auto families = queue_families(vki, physical);
-    require(a.queue_family < families.size(), "queue_family is not one of the device's queue families");
-    require(families[a.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT, "queue_family has no compute");
-    queue_family = a.queue_family;
+    if (a.queue) {
+        auto families = queue_families(vki, physical);
+        require(a.queue_family < families.size(), "queue_family is not one of the device's queue families");
+        require(families[a.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT, "queue_family has no compute");
+        queue_family = a.queue_family;
+        queue = a.queue;
+    }
     core->device = device = a.device;
-    queue = a.queue;
     core->vk.load(vki.vkGetDeviceProcAddr, device);
     vk = core->vk;
 }
@@ -128,25 +155,10 @@ void DeviceState::create_device() {
     vk.vkGetDeviceQueue(device, queue_family, 0, &queue);
 }
 
-// The Context's own objects on its device, created or adopted.
+// The objects of a Device (layouts, pipeline cache) and, with a queue, of a Context.
 void DeviceState::set_up_device_objects() {
     vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
-    VkPhysicalDeviceProperties base{};
-    vki.vkGetPhysicalDeviceProperties(physical, &base);
-    timestamp_period_ns = queue_families(vki, physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod
-                                                                                         : 0;
-
-    VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    p.queueFamilyIndex = queue_family;
-    check(vk.vkCreateCommandPool(device, &p, allocator, &pool), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    a.commandPool = pool;
-    a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    a.commandBufferCount = 1;
-    check(vk.vkAllocateCommandBuffers(device, &a, &cmd), "vkAllocateCommandBuffers");
-    VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    check(vk.vkCreateFence(device, &f, allocator, &fence), "vkCreateFence");
+    if (has_queue) set_up_submission();
 
     // One layout serves every module (see include/vkc/modules.hpp).
     VkDescriptorSetLayoutBinding bindings[module_max_bindings] = {};
@@ -167,13 +179,32 @@ void DeviceState::set_up_device_objects() {
     pl.pushConstantRangeCount = 1;
     pl.pPushConstantRanges = &range;
     check(vk.vkCreatePipelineLayout(device, &pl, allocator, &pipeline_layout), "vkCreatePipelineLayout");
+    create_pipeline_cache();
+}
+
+// A Context's command buffer, fence and descriptor pool on its queue's family, and its timestamps.
+void DeviceState::set_up_submission() {
+    VkPhysicalDeviceProperties base{};
+    vki.vkGetPhysicalDeviceProperties(physical, &base);
+    timestamp_period_ns = queue_families(vki, physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod
+                                                                                         : 0;
+    VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    p.queueFamilyIndex = queue_family;
+    check(vk.vkCreateCommandPool(device, &p, allocator, &pool), "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    a.commandPool = pool;
+    a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    a.commandBufferCount = 1;
+    check(vk.vkAllocateCommandBuffers(device, &a, &cmd), "vkAllocateCommandBuffers");
+    VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    check(vk.vkCreateFence(device, &f, allocator, &fence), "vkCreateFence");
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = 1;
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
     check(vk.vkCreateDescriptorPool(device, &dp, allocator, &descriptor_pool), "vkCreateDescriptorPool");
-    create_pipeline_cache();
 }
 
 void DeviceState::destroy() {

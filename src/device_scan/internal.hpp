@@ -102,6 +102,7 @@ struct ScanPlan::State {
     std::vector<Step> steps;
     uint64_t count = 0;
     uint32_t dispatches = 0;
+    Path path = Path::shared_memory; // of the module its pipeline runs
     uint32_t carry_slot_after = 0; // where the running total is once the plan has run
     ~State() {
         if (pool) core->vk.vkDestroyDescriptorPool(core->device, pool, core->allocator);

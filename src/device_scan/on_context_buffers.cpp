@@ -71,7 +71,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
     if (environment::lookback_stats() && !o.reproducible && plan.dispatches() == 1) {
         uint32_t header[state_header_words];
         download(scratch, header, sizeof header);
-        ScanTile tile = scan_tile(type, o, count);
+        ScanTile tile = impl()->scan_tile(type, o, count);
         double chunks = double(ceil_div(ceil_div(count, tile.items()), tile.look_back_chunk_tiles));
         std::fprintf(stderr, "look-back: %.0f chunks; per chunk %.2f rounds, %.2f chunks walked, %.4f fallbacks\n",
                      chunks, header[stat_rounds_word] / chunks, header[stat_walked_word] / chunks,
@@ -94,7 +94,7 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     require_op("scan", type, op);
     if (count == 0) return;
     uint64_t bytes = size_of(type);
-    ScanTile tile = scan_tile(type, o);
+    ScanTile tile = impl()->scan_tile(type, o, 0);
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::min(round_up(chunk, tile.items()), count); // whole tiles, so every chunk is 16-byte aligned
     Buffer device = create_buffer(chunk * bytes);

@@ -24,6 +24,7 @@ ScanPlan& ScanPlan::operator=(ScanPlan&&) noexcept = default;
 ScanPlan::~ScanPlan() = default;
 uint64_t ScanPlan::count() const { return state_ ? state_->count : 0; }
 uint32_t ScanPlan::dispatches() const { return state_ ? state_->dispatches : 0; }
+Path ScanPlan::path() const { return state_ ? state_->path : Path::shared_memory; }
 
 void ScanPlan::record(VkCommandBuffer cmd) const {
     if (!state_ || state_->steps.empty()) return; // nothing to scan
@@ -83,7 +84,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     require_op(what, type, op);
     const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
     ScanTile tile = reduce ? reduce_tile(info, type, o) : scan_tile(type, o, count);
-    if (m->path == Path::subgroup && !subgroups_packed({tile.workgroup_size})) {
+    if (m->path == Path::subgroup && !known_packed(tile.workgroup_size)) {
         m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
     }
     check_shape({tile.workgroup_size});
@@ -143,6 +144,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     st.core = core;
     st.layout = pipeline_layout;
     st.count = count;
+    st.path = m->path;
     st.carry_slot_after = carry_slot;
     // A reduce of nothing still runs one empty chunk, which writes the identity (or the carry).
     uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;

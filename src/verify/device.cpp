@@ -176,8 +176,8 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         uint64_t out_room = c.reduce ? out_bytes : room_bytes;
         uint64_t data_size = round(std::max(in_at + room_bytes, out_at + out_room) + 1);
         const uint64_t count_at = 8;
-        uint64_t scratch_bytes = c.reduce ? ctx.reduce_scratch_bytes(c.type, room, c.options)
-                                          : ctx.scan_scratch_bytes(c.type, room, c.options);
+        uint64_t scratch_bytes = c.reduce ? ctx.device().reduce_scratch_bytes(c.type, room, c.options)
+                                          : ctx.device().scan_scratch_bytes(c.type, room, c.options);
         uint64_t scratch_at = 3 * align, scratch_size = round(scratch_at + scratch_bytes + 1);
         std::vector<uint8_t> data(data_size), scratch(scratch_size);
         for (auto& b : data) b = uint8_t(rng());
@@ -196,8 +196,8 @@ void device_case(Runner& r, const DeviceCase& c, Rng& rng) {
         BufferRange out_range{data_buffer.handle(), out_at, out_room};
         BufferRange scratch_range{scratch_buffer.handle(), scratch_at, scratch_bytes};
         auto plan_of = [&](const auto& count) { // a host count or an IndirectCount
-            return c.reduce ? ctx.plan_reduce(c.type, c.op, count, in_range, out_range, scratch_range, c.options)
-                            : ctx.plan_scan(c.type, c.op, count, in_range, out_range, scratch_range, c.options);
+            return c.reduce ? ctx.device().plan_reduce(c.type, c.op, count, in_range, out_range, scratch_range, c.options)
+                            : ctx.device().plan_scan(c.type, c.op, count, in_range, out_range, scratch_range, c.options);
         };
         ScanPlan plan = indirect ? plan_of(IndirectCount{data_buffer.handle(), count_at, c.indirect_max})
                                  : plan_of(c.count);
@@ -284,7 +284,7 @@ std::string DeviceCase::label() const {
 
 Outcome run_device_case(Context& ctx, const DeviceCase& c) {
     return guarded(ctx, Collective::device_scan, c.type, c.op, [&](Runner& r) {
-        r.outcome.module = ctx.select_module(Collective::device_scan, c.type, c.op, c.options.algorithm).name;
+        r.outcome.module = ctx.device().select_module(Collective::device_scan, c.type, c.op, c.options.algorithm).name;
         Rng rng(c.seed ^ (uint64_t(c.type) << 48) ^ (uint64_t(c.op) << 56) ^ c.count);
         with_host_type(c.type, [&](auto tag) { device_case<decltype(tag)>(r, c, rng); });
     });

@@ -35,7 +35,7 @@ template <class Body>
 Outcome guarded(Context& ctx, Collective c, Type t, Op op, Body&& body) {
     Runner r(ctx);
     try {
-        r.outcome.module = ctx.select_module(c, t, op).name;
+        r.outcome.module = ctx.device().select_module(c, t, op).name;
         body(r);
     } catch (const UnsupportedError& e) {
         r.outcome.status = Status::skip;

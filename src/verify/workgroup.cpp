@@ -291,7 +291,7 @@ void block_case(Runner& r, const Case& c, Rng& rng) {
     req.prefix_callback = c.prefix == Case::Prefix::callback;
     std::memcpy(&req.seed_bits, &seed, sizeof(T));
     req.algorithm = c.algorithm;
-    r.outcome.module = r.ctx.select_module(c.collective, c.type, c.op, c.algorithm).name;
+    r.outcome.module = r.ctx.device().select_module(c.collective, c.type, c.op, c.algorithm).name;
 
     uint64_t bytes = count * sizeof(T), record_items = 2 * tiles * size;
     Buffer input = r.ctx.create_buffer(bytes), output = r.ctx.create_buffer(bytes);

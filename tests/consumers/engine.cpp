@@ -95,17 +95,15 @@ struct Engine {
         vkDestroyInstance(instance, nullptr);
     }
 
-    vkc::AdoptedDevice adopted() const {
-        vkc::AdoptedDevice a;
-        a.instance = instance;
-        a.physical_device = physical;
-        a.device = device;
-        a.queue_family = family;
-        a.queue = queue;
+    vkc::DeviceCreateInfo create_info() const {
+        vkc::DeviceCreateInfo c;
+        c.instance = instance;
+        c.physical_device = physical;
+        c.device = device;
 #if ENGINE_VOLK
-        a.get_instance_proc_addr = vkGetInstanceProcAddr; // the engine's loader, as volk found it
+        c.get_instance_proc_addr = vkGetInstanceProcAddr; // the engine's loader, as volk found it
 #endif
-        return a;
+        return c;
     }
 };
 
@@ -190,7 +188,10 @@ void run_commands(const Engine& e, Record&& record) {
 // engine knows; then one that a pass of the engine's writes on the GPU (here a fill), read by a plan
 // made for a bound: items past the count must keep what they held.
 void scan_in_engine(const Engine& e) {
-    vkc::Device gpu(vkc::ContextOptions{.adopt = e.adopted()});
+    vkc::Device gpu(e.create_info());
+    // At load time, on the engine's own terms: one submission to its queue, so that plans use the
+    // subgroup modules where the device packs subgroups in order.
+    gpu.probe_subgroup_layout(e.queue, e.family);
     const uint64_t bound = 100000;
     const VkDeviceSize bytes = bound * sizeof(uint32_t);
     const VkDeviceSize scratch_bytes = gpu.scan_scratch_bytes(vkc::Type::u32, bound);

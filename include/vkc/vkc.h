@@ -1,0 +1,216 @@
+/* vkcollectives' C API: the engine's door, for engines in C, in C++ without exceptions, or in any
+ * language that calls C (Rust, Zig, ...). C99; nothing is thrown across it.
+ *
+ * A VkcDevice is made from the engine's own Vulkan objects, without a queue. It records and never
+ * submits: plans are recorded into the engine's command buffers on the engine's buffers, and no call
+ * but vkcProbeSubgroupLayout touches a queue or allocates device memory. Every call that can fail
+ * returns a VkcResult; the message of the calling thread's last failure is vkcGetLastErrorMessage().
+ *
+ *   VkcDeviceCreateInfo create = {0};
+ *   create.instance = instance; create.physicalDevice = physical; create.device = device;
+ *   create.pEnabledFeatures = &enabled;                  // the chain given to vkCreateDevice
+ *   VkcDevice gpu;
+ *   if (vkcCreateDevice(&create, &gpu) != VKC_SUCCESS) fprintf(stderr, "%s\n", vkcGetLastErrorMessage());
+ *   vkcProbeSubgroupLayout(gpu, queue, family, NULL);    // optional, at load time: subgroup modules
+ *
+ *   VkcPlanCreateInfo plan_info = {0};
+ *   plan_info.primitive = VKC_PRIMITIVE_SCAN; plan_info.type = VKC_TYPE_U32; plan_info.op = VKC_OP_ADD;
+ *   plan_info.count = n;
+ *   vkcGetScratchSize(gpu, &plan_info, &scratch_bytes);
+ *   plan_info.input = (VkcBufferRange){src, 0, n * 4};
+ *   plan_info.output = (VkcBufferRange){dst, 0, n * 4};
+ *   plan_info.scratch = (VkcBufferRange){scratch, 0, scratch_bytes};
+ *   VkcPlan plan;
+ *   vkcCreatePlan(gpu, &plan_info, &plan);
+ *   vkcCmdRecordPlan(plan, cmd);                         // in the engine's frame, as often as wanted
+ *   ...
+ *   vkcDestroyPlan(plan); vkcDestroyDevice(gpu);         // once the GPU is done with them
+ *
+ * What the caller owes a recorded plan (barriers before and after, bound state it changes, buffer
+ * usages, lifetimes) is the C++ API's, written out in include/vkc/device_scan.hpp. Objects are not
+ * thread safe: use a VkcDevice and its plans from one thread at a time.
+ *
+ * Include order: in C99, include the engine's Vulkan header (vulkan.h or volk.h) before this one, so
+ * that the handle types are declared once; C11 and C++ accept either order. */
+#ifndef VKC_VKC_H_
+#define VKC_VKC_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vk_platform.h>
+
+#ifndef VULKAN_CORE_H_
+/* The handles this header names, declared as vulkan_core.h declares them, so that including it does
+ * not decide for the engine whether Vulkan's prototypes exist (volk needs them absent). */
+typedef struct VkInstance_T* VkInstance;
+typedef struct VkPhysicalDevice_T* VkPhysicalDevice;
+typedef struct VkDevice_T* VkDevice;
+typedef struct VkQueue_T* VkQueue;
+typedef struct VkCommandBuffer_T* VkCommandBuffer;
+typedef struct VkBuffer_T* VkBuffer;
+typedef struct VkPipelineCache_T* VkPipelineCache;
+typedef uint64_t VkDeviceSize;
+typedef void(VKAPI_PTR* PFN_vkVoidFunction)(void);
+typedef PFN_vkVoidFunction(VKAPI_PTR* PFN_vkGetInstanceProcAddr)(VkInstance instance, const char* pName);
+#endif
+struct VkPhysicalDeviceFeatures2;
+struct VkAllocationCallbacks;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define VKC_C_API __attribute__((visibility("default")))
+#else
+#define VKC_C_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum VkcResult {
+    VKC_SUCCESS = 0,
+    VKC_ERROR_INVALID_ARGUMENT = -1,      /* a bad handle, range, count, type or op; the message names it */
+    VKC_ERROR_UNSUPPORTED = -2,           /* the device lacks what the request needs (named) */
+    VKC_ERROR_OUT_OF_HOST_MEMORY = -3,
+    VKC_ERROR_OUT_OF_DEVICE_MEMORY = -4,
+    VKC_ERROR_VULKAN = -5,                /* a Vulkan call failed (named, with its VkResult) */
+    VKC_ERROR_INCOMPLETE = -6,            /* vkcGetPipelineCacheData: the buffer was too small */
+    VKC_ERROR_UNKNOWN = -7
+} VkcResult;
+
+/* Item types; the values are vkc::Type's. 8- and 16-bit integers and half need the device features
+ * their modules list (vkc modules). */
+typedef enum VkcType {
+    VKC_TYPE_F16 = 0,
+    VKC_TYPE_I32 = 1,
+    VKC_TYPE_U32 = 2,
+    VKC_TYPE_I64 = 3,
+    VKC_TYPE_U64 = 4,
+    VKC_TYPE_F32 = 5,
+    VKC_TYPE_F64 = 6,
+    VKC_TYPE_I8 = 7,
+    VKC_TYPE_U8 = 8,
+    VKC_TYPE_I16 = 9,
+    VKC_TYPE_U16 = 10
+} VkcType;
+
+/* Operators; the values are vkc::Op's. Bitwise and logical operators are for integers. */
+typedef enum VkcOp {
+    VKC_OP_ADD = 0,
+    VKC_OP_MIN = 1,
+    VKC_OP_MAX = 2,
+    VKC_OP_MUL = 3,
+    VKC_OP_AND = 4,
+    VKC_OP_OR = 5,
+    VKC_OP_XOR = 6,
+    VKC_OP_LOGICAL_AND = 7,
+    VKC_OP_LOGICAL_OR = 8,
+    VKC_OP_LOGICAL_XOR = 9
+} VkcOp;
+
+/* What a plan computes. More primitives join this list as they arrive. */
+typedef enum VkcPrimitive {
+    VKC_PRIMITIVE_SCAN = 0,  /* output[i] = input[0] op ... op input[i] (exclusive: up to i - 1) */
+    VKC_PRIMITIVE_REDUCE = 1 /* output[0] = input[0] op ... op input[count - 1]; the identity for 0 items */
+} VkcPrimitive;
+
+typedef enum VkcPlanFlagBits {
+    VKC_PLAN_EXCLUSIVE_BIT = 0x1,      /* scan: item i gets op over items 0..i-1, item 0 the identity */
+    VKC_PLAN_REPRODUCIBLE_BIT = 0x2,   /* bit-identical float results run after run */
+    VKC_PLAN_SCRATCH_ZEROED_BIT = 0x4, /* the scratch range was zeroed once: record no fill (ScanOptions) */
+    VKC_PLAN_SHARED_MEMORY_BIT = 0x8   /* use the shared-memory module even where subgroups would do */
+} VkcPlanFlagBits;
+typedef uint32_t VkcPlanFlags;
+
+typedef enum VkcDeviceFlagBits {
+    VKC_DEVICE_SHARED_MEMORY_ONLY_BIT = 0x1 /* never use subgroup modules (also VKC_SHARED_MEMORY_ONLY=1) */
+} VkcDeviceFlagBits;
+typedef uint32_t VkcDeviceFlags;
+
+/* Which 1D work-group sizes pack their invocations into subgroups in local-index order: bit k of
+ * each mask stands for 2^k invocations (vkc::SubgroupLayout). An engine may keep it with its pipeline
+ * cache and pass it back. */
+typedef struct VkcSubgroupLayout {
+    uint32_t probed;
+    uint32_t packed;
+} VkcSubgroupLayout;
+
+typedef struct VkcDeviceCreateInfo {
+    VkInstance instance;             /* created for Vulkan 1.1 or later */
+    VkPhysicalDevice physicalDevice;
+    VkDevice device;
+    /* The chain the device was created with (Vulkan cannot be asked what was enabled); NULL: none. */
+    const struct VkPhysicalDeviceFeatures2* pEnabledFeatures;
+    /* Optional: the engine's vkGetInstanceProcAddr; NULL: the system loader's (libvulkan.so.1). */
+    PFN_vkGetInstanceProcAddr pfnGetInstanceProcAddr;
+    /* Optional: the engine's pipeline cache on this device; VK_NULL_HANDLE: one of the device's own. */
+    VkPipelineCache pipelineCache;
+    /* Optional: host allocation callbacks for every Vulkan object made; copied. */
+    const struct VkAllocationCallbacks* pAllocationCallbacks;
+    /* Optional: an earlier probe's answer for this device and driver; zeroes: none known. */
+    VkcSubgroupLayout subgroupLayout;
+    VkcDeviceFlags flags;
+} VkcDeviceCreateInfo;
+
+typedef struct VkcBufferRange {
+    VkBuffer buffer;
+    VkDeviceSize offset; /* a multiple of 16 and of minStorageBufferOffsetAlignment */
+    VkDeviceSize size;   /* bytes */
+} VkcBufferRange;
+
+typedef struct VkcPlanCreateInfo {
+    VkcPrimitive primitive;
+    VkcType type;
+    VkcOp op;
+    VkcPlanFlags flags;
+    /* Items. With countBuffer set, the bound: the plan reads a uint32 count from countBuffer at
+     * countBufferOffset (a multiple of 4) when it executes, clamped to this; at most 2^32 - 1. */
+    uint64_t count;
+    VkBuffer countBuffer;
+    VkDeviceSize countBufferOffset;
+    VkcBufferRange input;
+    VkcBufferRange output;  /* scan: count items (may be the input range: in place); reduce: one item */
+    VkcBufferRange scratch; /* vkcGetScratchSize bytes */
+} VkcPlanCreateInfo;
+
+typedef struct VkcDevice_T* VkcDevice;
+typedef struct VkcPlan_T* VkcPlan;
+
+/* The calling thread's last error message ("" if none); valid until its next failing call. */
+VKC_C_API const char* vkcGetLastErrorMessage(void);
+/* "VKC_SUCCESS", "VKC_ERROR_INVALID_ARGUMENT", ... */
+VKC_C_API const char* vkcResultName(VkcResult result);
+
+VKC_C_API VkcResult vkcCreateDevice(const VkcDeviceCreateInfo* pCreateInfo, VkcDevice* pDevice);
+/* NULL is ignored. Plans made on the device must be destroyed first. */
+VKC_C_API void vkcDestroyDevice(VkcDevice device);
+
+/* The probe of the subgroup layout: one submission to `queue` (of a family with compute) and a wait
+ * on a fence of its own; the caller synchronises the queue for this call as for its own submits.
+ * pLayout may be NULL. */
+VKC_C_API VkcResult vkcProbeSubgroupLayout(VkcDevice device, VkQueue queue, uint32_t queueFamily,
+                                           VkcSubgroupLayout* pLayout);
+VKC_C_API void vkcGetSubgroupLayout(VkcDevice device, VkcSubgroupLayout* pLayout);
+
+/* Scratch bytes a plan of pCreateInfo's primitive, type, flags and count needs (its ranges are not
+ * read). */
+VKC_C_API VkcResult vkcGetScratchSize(VkcDevice device, const VkcPlanCreateInfo* pCreateInfo, VkDeviceSize* pBytes);
+
+/* Checks every argument (nothing is recorded on a failure) and makes the plan. */
+VKC_C_API VkcResult vkcCreatePlan(VkcDevice device, const VkcPlanCreateInfo* pCreateInfo, VkcPlan* pPlan);
+/* Records the plan's fills, dispatches and barriers into the command buffer; no submit, no wait. */
+VKC_C_API VkcResult vkcCmdRecordPlan(VkcPlan plan, VkCommandBuffer commandBuffer);
+/* Compute dispatches the plan records. */
+VKC_C_API uint32_t vkcGetPlanDispatchCount(VkcPlan plan);
+/* NULL is ignored. The GPU must be done with every command buffer that recorded it. */
+VKC_C_API void vkcDestroyPlan(VkcPlan plan);
+
+/* The device's pipeline cache data, in Vulkan's two-call idiom: pData NULL sets *pSize; otherwise
+ * writes at most *pSize bytes, VKC_ERROR_INCOMPLETE when they were not all. */
+VKC_C_API VkcResult vkcGetPipelineCacheData(VkcDevice device, size_t* pSize, void* pData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VKC_VKC_H_ */

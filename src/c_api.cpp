@@ -1,0 +1,214 @@
+// The C API (include/vkc/vkc.h): the engine door's calls, each catching what the C++ API throws and
+// turning it into a VkcResult and the thread's last message.
+#include "vkc/vkc.h"
+
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "vkc/device.hpp"
+
+struct VkcDevice_T {
+    vkc::Device device;
+};
+struct VkcPlan_T {
+    vkc::ScanPlan plan;
+};
+
+namespace {
+
+// The C enums carry vkc::Type's and vkc::Op's values.
+#define VKC_TYPE(enumerator, value, ...) static_assert(uint32_t(vkc::Type::enumerator) == value);
+#define VKC_OP(enumerator, value, ...) static_assert(uint32_t(vkc::Op::enumerator) == value);
+#include "vkc/types.def"
+static_assert(VKC_TYPE_F16 == uint32_t(vkc::Type::f16) && VKC_TYPE_I8 == uint32_t(vkc::Type::i8) &&
+              VKC_TYPE_U16 == uint32_t(vkc::Type::u16) && VKC_TYPE_F64 == uint32_t(vkc::Type::f64));
+static_assert(VKC_OP_ADD == uint32_t(vkc::Op::add) && VKC_OP_MUL == uint32_t(vkc::Op::mul) &&
+              VKC_OP_AND == uint32_t(vkc::Op::bit_and) && VKC_OP_LOGICAL_XOR == uint32_t(vkc::Op::logical_xor));
+
+thread_local std::string last_error;
+
+VkcResult fail(VkcResult result, const char* message) {
+    try {
+        last_error = message;
+    } catch (...) {
+        last_error.clear(); // no memory for the message: the result still says what happened
+    }
+    return result;
+}
+
+// Runs body, mapping what it throws to a VkcResult and the thread's message.
+template <class Body>
+VkcResult guarded(Body&& body) {
+    try {
+        body();
+        return VKC_SUCCESS;
+    } catch (const vkc::UnsupportedError& e) {
+        return fail(VKC_ERROR_UNSUPPORTED, e.what());
+    } catch (const vkc::Error& e) {
+        const char* m = e.what();
+        if (std::strstr(m, "out of device memory")) return fail(VKC_ERROR_OUT_OF_DEVICE_MEMORY, m);
+        if (std::strstr(m, "out of host memory")) return fail(VKC_ERROR_OUT_OF_HOST_MEMORY, m);
+        if (std::strstr(m, " failed with VK_")) return fail(VKC_ERROR_VULKAN, m);
+        return fail(VKC_ERROR_INVALID_ARGUMENT, m);
+    } catch (const std::bad_alloc&) {
+        return fail(VKC_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    } catch (const std::exception& e) {
+        return fail(VKC_ERROR_UNKNOWN, e.what());
+    } catch (...) {
+        return fail(VKC_ERROR_UNKNOWN, "an unknown error");
+    }
+}
+
+bool known_type(uint32_t t) { return t <= VKC_TYPE_U16; }
+bool known_op(uint32_t op) { return op <= VKC_OP_LOGICAL_XOR; }
+
+vkc::BufferRange range(const VkcBufferRange& r) { return {r.buffer, r.offset, r.size}; }
+
+vkc::ScanOptions options_of(const VkcPlanCreateInfo& info) {
+    const uint32_t known = VKC_PLAN_EXCLUSIVE_BIT | VKC_PLAN_REPRODUCIBLE_BIT | VKC_PLAN_SCRATCH_ZEROED_BIT |
+                           VKC_PLAN_SHARED_MEMORY_BIT;
+    if (info.flags & ~known) throw vkc::Error("VkcPlanCreateInfo::flags has unknown bits " + std::to_string(info.flags & ~known));
+    if (info.primitive != VKC_PRIMITIVE_SCAN && info.primitive != VKC_PRIMITIVE_REDUCE) {
+        throw vkc::Error("VkcPlanCreateInfo::primitive " + std::to_string(uint32_t(info.primitive)) +
+                         " is not a VkcPrimitive");
+    }
+    if (!known_type(uint32_t(info.type))) {
+        throw vkc::Error("VkcPlanCreateInfo::type " + std::to_string(uint32_t(info.type)) + " is not a VkcType");
+    }
+    if (!known_op(uint32_t(info.op))) {
+        throw vkc::Error("VkcPlanCreateInfo::op " + std::to_string(uint32_t(info.op)) + " is not a VkcOp");
+    }
+    if ((info.flags & VKC_PLAN_EXCLUSIVE_BIT) && info.primitive == VKC_PRIMITIVE_REDUCE) {
+        throw vkc::Error("VKC_PLAN_EXCLUSIVE_BIT is for scans; a reduce has no exclusive form");
+    }
+    vkc::ScanOptions o;
+    o.exclusive = info.flags & VKC_PLAN_EXCLUSIVE_BIT;
+    o.reproducible = info.flags & VKC_PLAN_REPRODUCIBLE_BIT;
+    o.scratch_zeroed = info.flags & VKC_PLAN_SCRATCH_ZEROED_BIT;
+    o.algorithm = (info.flags & VKC_PLAN_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
+    return o;
+}
+
+} // namespace
+
+extern "C" {
+
+const char* vkcGetLastErrorMessage(void) { return last_error.c_str(); }
+
+const char* vkcResultName(VkcResult result) {
+    switch (result) {
+    case VKC_SUCCESS: return "VKC_SUCCESS";
+    case VKC_ERROR_INVALID_ARGUMENT: return "VKC_ERROR_INVALID_ARGUMENT";
+    case VKC_ERROR_UNSUPPORTED: return "VKC_ERROR_UNSUPPORTED";
+    case VKC_ERROR_OUT_OF_HOST_MEMORY: return "VKC_ERROR_OUT_OF_HOST_MEMORY";
+    case VKC_ERROR_OUT_OF_DEVICE_MEMORY: return "VKC_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VKC_ERROR_VULKAN: return "VKC_ERROR_VULKAN";
+    case VKC_ERROR_INCOMPLETE: return "VKC_ERROR_INCOMPLETE";
+    case VKC_ERROR_UNKNOWN: return "VKC_ERROR_UNKNOWN";
+    }
+    return "not a VkcResult";
+}
+
+VkcResult vkcCreateDevice(const VkcDeviceCreateInfo* info, VkcDevice* out) {
+    if (!out) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateDevice: pDevice is NULL");
+    *out = nullptr;
+    if (!info) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateDevice: pCreateInfo is NULL");
+    return guarded([&] {
+        if (info->flags & ~uint32_t(VKC_DEVICE_SHARED_MEMORY_ONLY_BIT)) {
+            throw vkc::Error("VkcDeviceCreateInfo::flags has unknown bits");
+        }
+        vkc::DeviceCreateInfo c;
+        c.instance = info->instance;
+        c.physical_device = info->physicalDevice;
+        c.device = info->device;
+        c.enabled_features = reinterpret_cast<const VkPhysicalDeviceFeatures2*>(info->pEnabledFeatures);
+        c.get_instance_proc_addr = info->pfnGetInstanceProcAddr;
+        c.pipeline_cache = info->pipelineCache;
+        c.allocator = reinterpret_cast<const VkAllocationCallbacks*>(info->pAllocationCallbacks);
+        c.subgroup_layout = {info->subgroupLayout.probed, info->subgroupLayout.packed};
+        c.shared_memory_only = info->flags & VKC_DEVICE_SHARED_MEMORY_ONLY_BIT;
+        *out = new VkcDevice_T{vkc::Device(c)};
+    });
+}
+
+void vkcDestroyDevice(VkcDevice device) { delete device; }
+
+VkcResult vkcProbeSubgroupLayout(VkcDevice device, VkQueue queue, uint32_t family, VkcSubgroupLayout* layout) {
+    if (!device) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcProbeSubgroupLayout: device is NULL");
+    return guarded([&] {
+        vkc::SubgroupLayout l = device->device.probe_subgroup_layout(queue, family);
+        if (layout) *layout = {l.probed, l.packed};
+    });
+}
+
+void vkcGetSubgroupLayout(VkcDevice device, VkcSubgroupLayout* layout) {
+    if (!device || !layout) return;
+    vkc::SubgroupLayout l = device->device.subgroup_layout();
+    *layout = {l.probed, l.packed};
+}
+
+VkcResult vkcGetScratchSize(VkcDevice device, const VkcPlanCreateInfo* info, VkDeviceSize* bytes) {
+    if (!device || !info || !bytes) {
+        return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcGetScratchSize: device, pCreateInfo or pBytes is NULL");
+    }
+    return guarded([&] {
+        vkc::ScanOptions o = options_of(*info);
+        vkc::Type t = vkc::Type(info->type);
+        *bytes = info->primitive == VKC_PRIMITIVE_SCAN ? device->device.scan_scratch_bytes(t, info->count, o)
+                                                       : device->device.reduce_scratch_bytes(t, info->count, o);
+    });
+}
+
+VkcResult vkcCreatePlan(VkcDevice device, const VkcPlanCreateInfo* info, VkcPlan* out) {
+    if (!out) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreatePlan: pPlan is NULL");
+    *out = nullptr;
+    if (!device || !info) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreatePlan: device or pCreateInfo is NULL");
+    return guarded([&] {
+        vkc::ScanOptions o = options_of(*info);
+        vkc::Type t = vkc::Type(info->type);
+        vkc::Op op = vkc::Op(info->op);
+        vkc::Device& d = device->device;
+        bool scan = info->primitive == VKC_PRIMITIVE_SCAN;
+        vkc::ScanPlan plan;
+        if (info->countBuffer) {
+            vkc::IndirectCount count{info->countBuffer, info->countBufferOffset, info->count};
+            plan = scan ? d.plan_scan(t, op, count, range(info->input), range(info->output), range(info->scratch), o)
+                        : d.plan_reduce(t, op, count, range(info->input), range(info->output), range(info->scratch), o);
+        } else {
+            plan = scan ? d.plan_scan(t, op, info->count, range(info->input), range(info->output), range(info->scratch), o)
+                        : d.plan_reduce(t, op, info->count, range(info->input), range(info->output), range(info->scratch),
+                                        o);
+        }
+        *out = new VkcPlan_T{std::move(plan)};
+    });
+}
+
+VkcResult vkcCmdRecordPlan(VkcPlan plan, VkCommandBuffer cmd) {
+    if (!plan) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCmdRecordPlan: plan is NULL");
+    if (!cmd) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCmdRecordPlan: commandBuffer is VK_NULL_HANDLE");
+    return guarded([&] { plan->plan.record(cmd); });
+}
+
+uint32_t vkcGetPlanDispatchCount(VkcPlan plan) { return plan ? plan->plan.dispatches() : 0; }
+
+void vkcDestroyPlan(VkcPlan plan) { delete plan; }
+
+VkcResult vkcGetPipelineCacheData(VkcDevice device, size_t* size, void* data) {
+    if (!device || !size) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcGetPipelineCacheData: device or pSize is NULL");
+    VkcResult result = VKC_SUCCESS;
+    VkcResult r = guarded([&] {
+        std::vector<uint8_t> bytes = device->device.pipeline_cache_data();
+        if (!data) {
+            *size = bytes.size();
+            return;
+        }
+        size_t n = std::min(*size, bytes.size());
+        std::memcpy(data, bytes.data(), n);
+        *size = n;
+        if (n < bytes.size()) result = fail(VKC_ERROR_INCOMPLETE, "vkcGetPipelineCacheData: pData holds fewer bytes than the cache");
+    });
+    return r != VKC_SUCCESS ? r : result;
+}
+
+} // extern "C"
