@@ -123,12 +123,12 @@ struct IndirectCount {
     uint64_t max_count = 0;
 };
 
-// A scan or reduce recorded into command buffers the caller owns (Context::plan_scan / plan_reduce).
+// A scan or reduce recorded into command buffers the caller owns (Device::plan_scan / plan_reduce).
 // It holds the descriptor sets that point at the caller's buffers: keep it, and the buffers, alive
 // until every command buffer it was recorded into has finished. Move only.
 //
-// record(cmd) records, on the Context's device (cmd must come from it, in a queue family with
-// compute; an engine's own device where the Context adopted it, ContextOptions::adopt):
+// record(cmd) records, on the Device's device (cmd must come from it, in a queue family with
+// compute):
 //   fills of the scratch range (vkCmdFillBuffer), compute dispatches, and barriers between them
 //   (a scan of one tile or a reduce of one chunk is a single dispatch, with no fill; with
 //   ScanOptions::scratch_zeroed a scan or reduce records no fill: a dispatch a binding, and two a

@@ -13,7 +13,7 @@
 //   specialization constants 4, 5, 7 (block, device_scan): items per invocation, staged (VkBool32),
 //     stage items; 8 (block, device_scan): the kernel's own (module_spec_kernel)
 //   specialization constant 3 (reduce and scans): VkBool32, true where the device packs invocations
-//     into subgroups in local-index order at this shape (Context::subgroups_packed); false makes
+//     into subgroups in local-index order at this shape (vkc::SubgroupLayout); false makes
 //     them use shared memory only
 // Shared memory: (max_workgroup_size + 1) items for reduce and scans, one item for broadcast, one uint
 // for all/any.
