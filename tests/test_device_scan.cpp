@@ -86,8 +86,8 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
             }
         }
         ScanOptions fixed;
-        fixed.workgroup_size = 64;
-        fixed.items_per_invocation = 8;
+        fixed.tuning.workgroup_size = 64;
+        fixed.tuning.items_per_invocation = 8;
         CHECK(test::context().device().scan_tile(t, fixed, large).workgroup_size == 64);
         CHECK(test::context().device().scan_tile(t, fixed, large).items_per_invocation == 8);
     }
@@ -96,12 +96,12 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
         for (uint32_t size : {32u, 96u, 160u}) {
             for (Type t : {Type::u32, Type::f64, Type::i8}) {
                 verify::DeviceCase c = make(t, t == Type::f64 ? Op::max : Op::add, 0, false, seed % 2 == 0);
-                c.options.staged = staged;
+                c.options.tuning.staged = staged;
                 c.options.reproducible = (seed / 2) % 2 == 0;
-                c.options.workgroup_size = size;
+                c.options.tuning.workgroup_size = size;
                 // u32: 32 items, the most an invocation holds (GPUs scan 32-bit items 224 x 32 and 256 x 32):
                 // work-groups of whole subgroups but not of a power of two (96, 160) make tiles that are not.
-                c.options.items_per_invocation = t == Type::i8 ? 16 : t == Type::u32 ? 32 : 8;
+                c.options.tuning.items_per_invocation = t == Type::i8 ? 16 : t == Type::u32 ? 32 : 8;
                 c.count = 5 * test::context().device().scan_tile(t, c.options).items() + seed % 7;
                 c.in_place = seed % 3 == 0;
                 c.seed = seed++;
@@ -132,7 +132,7 @@ TEST_CASE("device scan: larger than maxStorageBufferRange, in segments") {
     // Only where the range is small enough to fill here (lavapipe: 128 MiB).
     if (dev.max_storage_buffer_range > (256ull << 20)) {
         MESSAGE("maxStorageBufferRange is " << dev.max_storage_buffer_range << " bytes: the segmented path is "
-                                            "tested with ScanOptions::segment_items below instead");
+                                            "tested with ScanOptions::test.segment_items below instead");
         return;
     }
     uint64_t n = dev.max_storage_buffer_range / 4 + 12345;
@@ -149,7 +149,7 @@ TEST_CASE("device scan: segmented dispatches carry the running total") {
         uint64_t tile = tile_of(t);
         for (int kind = 0; kind < 3; ++kind) {
             verify::DeviceCase c = make(t, op, 10 * tile + 5, kind == 2, kind == 1);
-            c.options.segment_items = 3 * tile;
+            c.options.test.segment_items = 3 * tile;
             c.in_place = kind == 0;
             test::expect_pass(c);
             c.options.reproducible = true;
@@ -189,7 +189,7 @@ TEST_CASE("device scan: recorded into a caller's command buffer at non-zero offs
     // Segments at offsets, and the empty cases: a scan of nothing records nothing, a reduce the identity.
     verify::DeviceCase c = make(Type::u32, Op::add, 7 * tile_of(Type::u32) + 1);
     c.api = Api::recorded;
-    c.options.segment_items = 2 * tile_of(Type::u32);
+    c.options.test.segment_items = 2 * tile_of(Type::u32);
     test::expect_pass(c);
     for (bool reduce : {false, true}) {
         verify::DeviceCase empty = make(Type::i32, Op::min, 0, reduce);
@@ -217,12 +217,12 @@ TEST_CASE("device scan: plans whose count is read on the device") {
             for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 7 * tile + 5 + seed % 3, bound}) {
                 if (kind >= 3 && kind <= 6 && n < tile) continue; // single tiles: kinds 0 to 2, 7 and 8
                 verify::DeviceCase c = make(t, op, n, kind == 2 || kind == 8, kind == 1 || kind == 7);
-                c.options.segment_items = kind >= 7 ? 3 * tile : 0;
+                c.options.test.segment_items = kind >= 7 ? 3 * tile : 0;
                 c.api = Api::recorded;
                 c.in_place = kind == 1;
                 c.options.reproducible = kind == 3;
-                c.options.look_back_chunk_tiles = kind == 4 ? 2 : 0;
-                c.options.force_fallback = kind == 5;
+                c.options.tuning.look_back_chunk_tiles = kind == 4 ? 2 : 0;
+                c.options.test.force_fallback = kind == 5;
                 c.options.scratch_zeroed = kind == 6;
                 c.indirect_max = bound;
                 c.indirect_written = n == bound && kind % 2 ? uint32_t(bound + 1000) : 0;
@@ -236,7 +236,7 @@ TEST_CASE("device scan: plans whose count is read on the device") {
     for (bool reduce : {false, true}) {
         verify::DeviceCase c = make(Type::u32, Op::add, 8 * tile_of(Type::u32), reduce);
         c.api = Api::recorded;
-        c.options.chunks = 8;
+        c.options.tuning.chunks = 8;
         c.options.reproducible = true;
         c.indirect_max = 11 * tile_of(Type::u32);
         test::expect_pass(c);
@@ -301,8 +301,8 @@ TEST_CASE("device scan: recorded plans on a scratch the caller keeps zeroed") {
             c.options.scratch_zeroed = true;
             c.in_place = kind == 1 || kind == 4;
             c.options.reproducible = kind == 3;
-            c.options.force_fallback = kind == 4;
-            c.options.look_back_chunk_tiles = kind == 0 ? 2 : 0;
+            c.options.test.force_fallback = kind == 4;
+            c.options.tuning.look_back_chunk_tiles = kind == 0 ? 2 : 0;
             c.seed = seed++;
             test::expect_pass(c);
         }
@@ -311,7 +311,7 @@ TEST_CASE("device scan: recorded plans on a scratch the caller keeps zeroed") {
     verify::DeviceCase c = make(Type::u32, Op::add, 9 * tile_of(Type::u32) + 5);
     c.api = Api::recorded;
     c.options.scratch_zeroed = true;
-    c.options.segment_items = 4 * tile_of(Type::u32);
+    c.options.test.segment_items = 4 * tile_of(Type::u32);
     test::expect_pass(c);
     c.reduce = true;
     test::expect_pass(c);
@@ -345,8 +345,8 @@ TEST_CASE("device scan: one scratch kept ready across scans and reduces of every
                                         step.kind == 1);
             c.in_place = step.kind == 1;
             c.options.reproducible = step.kind == 3;
-            c.options.force_fallback = step.kind == 4;
-            if (step.kind == 5) c.options.segment_items = 16 * tile_of(step.type);
+            c.options.test.force_fallback = step.kind == 4;
+            if (step.kind == 5) c.options.test.segment_items = 16 * tile_of(step.type);
             c.seed = seed++;
             test::expect_pass(c);
         }
@@ -360,7 +360,7 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
         uint64_t tile = tile_of(t);
         for (bool in_place : {false, true}) {
             verify::DeviceCase c = make(t, op, 9 * tile + seed % 13, false, seed % 2 == 0);
-            c.options.force_fallback = true;
+            c.options.test.force_fallback = true;
             c.in_place = in_place;
             c.seed = seed++;
             test::expect_pass(c);
@@ -371,10 +371,10 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
     for (Type t : {Type::u32, Type::f32}) {
         for (bool in_place : {false, true}) {
             verify::DeviceCase c = make(t, t == Type::f32 ? Op::max : Op::add, 0, false, seed % 2 == 0);
-            c.options.workgroup_size = 64;
-            c.options.items_per_invocation = 32;
+            c.options.tuning.workgroup_size = 64;
+            c.options.tuning.items_per_invocation = 32;
             c.count = 9 * test::context().device().scan_tile(t, c.options).items() + seed % 13;
-            c.options.force_fallback = true;
+            c.options.test.force_fallback = true;
             c.in_place = in_place;
             c.seed = seed++;
             test::expect_pass(c);
@@ -382,7 +382,7 @@ TEST_CASE("device scan: the look-back's fallback path, forced for every tile") {
     }
     // Polling disabled: a tile whose predecessor has not posted computes it at once.
     verify::DeviceCase c = make(Type::u64, Op::add, 200 * tile_of(Type::u64) + 3);
-    c.options.spin_limit = 1;
+    c.options.tuning.spin_limit = 1;
     test::expect_pass(c);
 }
 
@@ -397,9 +397,9 @@ TEST_CASE("device scan: reduce's last work-group computing the chunk totals itse
         for (int kind = 0; kind < 2; ++kind) {
             // A reduce of integers over 45 tiles in 5 chunks takes pieces by ticket (9 tiles a group).
             verify::DeviceCase c = make(t, op, (kind == 0 ? 45 : 7) * tile + seed % 11, kind == 0);
-            c.options.force_fallback = true;
+            c.options.test.force_fallback = true;
             c.options.reproducible = kind == 1;
-            c.options.chunks = 5;
+            c.options.tuning.chunks = 5;
             c.runs = kind == 1 ? 2 : 1;
             c.seed = seed++;
             test::expect_pass(c);
@@ -422,9 +422,9 @@ TEST_CASE("device scan: look-back chunks of several tiles, in registers or read 
             for (uint64_t n : {7 * tile + seed % 5 + 1, chunk_tiles * tile, 3 * chunk_tiles * tile,
                                (chunk_tiles + 3) * tile, tile + 1}) {
                 verify::DeviceCase c = make(t, op, n, false, seed % 2 == 0);
-                c.options.look_back_chunk_tiles = chunk_tiles;
-                c.options.force_fallback = seed % 3 == 0;
-                c.options.staged = seed % 7 == 0 ? 0 : -1;
+                c.options.tuning.look_back_chunk_tiles = chunk_tiles;
+                c.options.test.force_fallback = seed % 3 == 0;
+                c.options.tuning.staged = seed % 7 == 0 ? 0 : -1;
                 c.in_place = seed % 4 < 2;
                 c.seed = seed++;
                 test::expect_pass(c);
@@ -432,8 +432,8 @@ TEST_CASE("device scan: look-back chunks of several tiles, in registers or read 
         }
     }
     verify::DeviceCase c = make(Type::u32x2, Op::segmented_add, 11 * tile_of(Type::u32x2) + 5);
-    c.options.look_back_chunk_tiles = 4;
-    c.options.force_fallback = true;
+    c.options.tuning.look_back_chunk_tiles = 4;
+    c.options.test.force_fallback = true;
     c.api = Api::recorded;
     test::expect_pass(c);
 }
@@ -450,9 +450,9 @@ TEST_CASE("device scan: the look-back's prefetch changes no result") {
         for (uint32_t chunk_tiles : {1u, 4u}) {
             for (uint64_t n : {150 * tile + seed % 7 + 1, 40 * tile}) {
                 verify::DeviceCase c = make(t, is_float(t) ? Op::add : Op::max, n, false, seed % 2 == 0);
-                c.options.look_back_chunk_tiles = chunk_tiles;
-                c.options.look_back_prefetch = 1;
-                c.options.force_fallback = seed % 2 == 1;
+                c.options.tuning.look_back_chunk_tiles = chunk_tiles;
+                c.options.tuning.look_back_prefetch = 1;
+                c.options.test.force_fallback = seed % 2 == 1;
                 c.in_place = seed % 5 == 0;
                 c.seed = seed++;
                 test::expect_pass(c);
@@ -473,7 +473,7 @@ TEST_CASE("device scan: the reproducible mode gives identical bits run after run
     }
     verify::DeviceCase c = make(Type::u32x2, Op::segmented_add, 20 * tile_of(Type::u32x2) + 1);
     c.options.reproducible = true;
-    c.options.chunks = 3;
+    c.options.tuning.chunks = 3;
     test::expect_pass(c);
 }
 
@@ -490,9 +490,9 @@ TEST_CASE("device scan: reduce and the reproducible scan over more chunks than i
         for (int kind = 0; kind < 3; ++kind) { // reduce, reproducible inclusive, reproducible exclusive
             verify::DeviceCase c = make(j.type, j.op, 0, kind == 0, kind == 2);
             c.options.reproducible = kind > 0;
-            c.options.workgroup_size = 16; // rounded up to the subgroup size: 16 to 64 invocations
-            c.options.items_per_invocation = 1;
-            c.options.chunks = 1000; // 1000 tiles: a chunk each
+            c.options.tuning.workgroup_size = 16; // rounded up to the subgroup size: 16 to 64 invocations
+            c.options.tuning.items_per_invocation = 1;
+            c.options.tuning.chunks = 1000; // 1000 tiles: a chunk each
             c.count = 1000 * test::context().device().scan_tile(j.type, c.options).items() - seed % 7;
             c.seed = seed++;
             test::expect_pass(c);
@@ -514,7 +514,7 @@ TEST_CASE("device scan: integer reduces take pieces of one tile or more by ticke
                                uint64_t(5000)}) {
             for (uint32_t groups : {1u, 3u}) {
                 verify::DeviceCase c = make(t, op, tiles * tile - seed % 3, true);
-                c.options.chunks = groups;
+                c.options.tuning.chunks = groups;
                 c.seed = seed++;
                 test::expect_pass(c);
             }
@@ -601,9 +601,9 @@ TEST_CASE("device scan: every tile shape fits shared memory or is refused naming
                 for (int staged : {-1, 1}) {
                     ScanOptions o;
                     o.algorithm = test::preferred_path();
-                    o.workgroup_size = size;
-                    o.items_per_invocation = items;
-                    o.staged = staged;
+                    o.tuning.workgroup_size = size;
+                    o.tuning.items_per_invocation = items;
+                    o.tuning.staged = staged;
                     ScanTile tile = ctx.device().scan_tile(t, o);
                     uint64_t stage = tile.staged ? uint64_t(tile.workgroup_size) * tile.items_per_invocation : 1;
                     uint64_t need = device_scan_shared_bytes(t, tile.workgroup_size, stage);

@@ -296,13 +296,13 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
         return approximate ? std::fabs(double(got) - prefix[i]) <= 1e-3 * std::max(1.0, prefix[i]) : got == exact[i];
     };
     ScanOptions so;
-    so.workgroup_size = o.size;
-    so.items_per_invocation = o.items;
-    so.staged = o.staged;
-    so.look_back_prefetch = o.prefetch;
-    so.chunks = o.chunks;
-    so.spin_limit = o.spin;
-    so.look_back_chunk_tiles = o.chunk_tiles;
+    so.tuning.workgroup_size = o.size;
+    so.tuning.items_per_invocation = o.items;
+    so.tuning.staged = o.staged;
+    so.tuning.look_back_prefetch = o.prefetch;
+    so.tuning.chunks = o.chunks;
+    so.tuning.spin_limit = o.spin;
+    so.tuning.look_back_chunk_tiles = o.chunk_tiles;
     ScanTile tile = ctx.device().scan_tile(type, so), large_tile = ctx.device().scan_tile(type, so, 1ull << o.max_log2);
     auto t0 = std::chrono::steady_clock::now();
     ctx.scan(in, out, type, o.op, 1024, so); // creates the pipeline

@@ -190,7 +190,7 @@ int selftest(int argc, char** argv) {
                     c.count = n;
                     c.reduce = kind == 2;
                     c.options.exclusive = kind == 1;
-                    c.options.force_fallback = k % 3 == 1;
+                    c.options.test.force_fallback = k % 3 == 1;
                     c.options.reproducible = k % 3 == 2;
                     c.in_place = k % 2 == 1;
                     c.seed = uint64_t(k) + 1;
@@ -202,7 +202,7 @@ int selftest(int argc, char** argv) {
                     vkc::verify::DeviceCase c = row.device_cases.back();
                     c.count = 37 * tile + 5;
                     c.denormals = true;
-                    c.options.force_fallback = false;
+                    c.options.test.force_fallback = false;
                     c.options.reproducible = false;
                     row.device_cases.push_back(c);
                 }

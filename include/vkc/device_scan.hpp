@@ -25,6 +25,53 @@ namespace vkc {
 VKC_API_BEGIN
 
 
+// Overrides of the tuning the library chooses for the device (benchmarks, `vkc tune`-style searches
+// and experiments set them; results are the same whatever they say). Each 0 or -1 means: chosen for
+// the device. The resolved values of a plan come from one place (src/tuning/scan_policy.cpp).
+struct ScanTuningOverrides {
+    // Tile shape: invocations per work-group and items per invocation. The work-group size is rounded
+    // up to a multiple of the subgroup size and items to a multiple of the vector width (4 items, 2
+    // for 64-bit types), at most 32.
+    uint32_t workgroup_size = 0;
+    uint32_t items_per_invocation = 0;
+    // Full tiles move between memory and registers through shared memory, for coalesced loads and
+    // stores (tiles up to 16 KiB), in the reproducible scan's passes, in look-back chunks of several
+    // tiles, in 64-bit numbers' look-back tiles and in shared-memory modules (reduce: on CPUs). A
+    // look-back tile held in registers by a subgroup module ignores it: each subgroup walks its part
+    // of the tile with vector loads that are coalesced as they are. -1: chosen; 0 off; 1 on.
+    int staged = -1;
+    // Tiles one work-group of the look-back scan takes, so fewer, longer links join the chain. 1: the
+    // tile stays in registers through the look-back; 2 to look_back_register_chunk_tiles full staged
+    // tiles of a type loaded as vectors: all of them stay in registers; more, or a chunk that is
+    // partial or not staged: the chunk is reduced from memory first, then read again (mostly from L2)
+    // and scanned. The reproducible mode ignores it.
+    uint32_t look_back_chunk_tiles = 0;
+    // Polls of a predecessor that has posted nothing before a tile computes it itself (default 256);
+    // at most 65535.
+    uint32_t spin_limit = 0;
+    // While a look-back waits, its work-group loads one word of every 32 bytes of a chunk about to
+    // start, so that DRAM fills L2 with that input meanwhile (the 64-bit types' chunks: other tiles
+    // compile it out and ignore the setting; in-place scans never do). -1: in dispatches of 32 MiB
+    // of input or more; 0 off; 1 on.
+    int look_back_prefetch = -1;
+    // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles; in
+    // integer reduces, pieces by ticket). Results are reproducible for a fixed value.
+    uint32_t chunks = 0;
+};
+
+// Test hooks: paths a test cannot reach on a small input otherwise. Default off.
+struct ScanTestHooks {
+    // Every tile computes its predecessor's total from the input instead of trusting what that
+    // predecessor posted (the look-back's fallback path), and the last work-group of reduce and of
+    // the reproducible scan computes every chunk's total itself and posts it again (the path past its
+    // wait for the posts' bound).
+    bool force_fallback = false;
+    // The most items one dispatch takes (0: as many as maxStorageBufferRange allows), so that small
+    // buffers take the segmented path.
+    uint64_t segment_items = 0;
+};
+
+// What a scan or reduce computes and how it may use the caller's resources.
 struct ScanOptions {
     // Exclusive scan (item i gets op over items 0..i-1; item 0 gets the identity). Default inclusive.
     bool exclusive = false;
@@ -33,47 +80,6 @@ struct ScanOptions {
     // the look-back combines whatever its predecessors have posted, so float sums may differ in the
     // last bits between runs. Integer results are exact either way.
     bool reproducible = false;
-    // Test setting: every tile computes its predecessor's total from the input instead of trusting
-    // what that predecessor posted (the look-back's fallback path), and the last work-group of reduce
-    // and of the reproducible scan computes every chunk's total itself and posts it again (the path
-    // past its wait for the posts' bound). Default off.
-    bool force_fallback = false;
-    // Polls of a predecessor that has posted nothing before a tile computes it itself. 0: default (256);
-    // at most 65535.
-    uint32_t spin_limit = 0;
-    // Tiles one work-group of the look-back scan takes, so fewer, longer links join the chain. 1: the
-    // tile stays in registers through the look-back; 2 to look_back_register_chunk_tiles full staged
-    // tiles of a type loaded as vectors: all of them stay in registers; more, or a chunk that is
-    // partial or not staged: the chunk is reduced from memory first, then read again (mostly from L2)
-    // and scanned. 0: chosen for the device (Context::scan_tile).
-    // The reproducible mode ignores it.
-    uint32_t look_back_chunk_tiles = 0;
-    // Tile shape: invocations per work-group and items per invocation. 0: chosen for the device
-    // (Context::scan_tile). The work-group size is rounded up to a multiple of the subgroup size and
-    // items to a multiple of the vector width (4 items, 2 for 64-bit types), at most 32.
-    uint32_t workgroup_size = 0;
-    uint32_t items_per_invocation = 0;
-    // Full tiles move between memory and registers through shared memory, for coalesced loads and
-    // stores (tiles up to 16 KiB), in the reproducible scan's passes, in look-back chunks of several
-    // tiles, in 64-bit numbers' look-back tiles and in shared-memory modules (reduce: on CPUs). A
-    // look-back tile held in registers by a subgroup module ignores it: each subgroup walks its part
-    // of the tile with vector loads that are coalesced as they are. -1: chosen for the device; 0 off;
-    // 1 on.
-    int staged = -1;
-    // While a look-back waits, its work-group loads one word of every 32 bytes of a chunk about to
-    // start, so that DRAM fills L2 with that input meanwhile (the 64-bit types' chunks: other tiles
-    // compile it out and ignore the setting; in-place scans never do). Results are the same either
-    // way. -1: in dispatches of 32 MiB of input or more; 0 off; 1 on.
-    int look_back_prefetch = -1;
-    // Work-groups of reduce and of the reproducible scan (each takes a contiguous chunk of tiles; in
-    // integer reduces, pieces by ticket). 0: chosen for the device. Results are reproducible for a
-    // fixed value.
-    uint32_t chunks = 0;
-    // The most items one dispatch takes. 0: as many as maxStorageBufferRange allows. Tests set it low
-    // to reach the segmented path on small buffers.
-    uint64_t segment_items = 0;
-    // Host-array forms only: bytes moved to the device at a time. 0: up to 256 MiB.
-    uint64_t stream_bytes = 0;
     // Plans only: the caller zeroed its scratch range once (vkCmdFillBuffer with 0, or a zeroed
     // upload) before the first plan that used it, and every plan on it since was made with this
     // set, so plans record no fill of it and no barrier after the fill (about 3 microseconds on an
@@ -87,17 +93,18 @@ struct ScanOptions {
     bool scratch_zeroed = false;
     // Path::shared_memory uses the shared-memory module even where subgroup arithmetic exists.
     Path algorithm = Path::subgroup;
+    // Host-array forms only: bytes moved to the device at a time. 0: up to 256 MiB.
+    uint64_t stream_bytes = 0;
+    ScanTuningOverrides tuning;
+    ScanTestHooks test;
 };
 
-// A tile: work-group size x items per invocation.
-// Look-back chunks of at most this many full staged tiles stay in registers (REGISTER_CHUNK_TILES in
-// shaders/kernels/device_scan.comp, which holds them in that many arrays).
 constexpr uint32_t look_back_register_chunk_tiles = 4;
 
 struct ScanTile {
     uint32_t workgroup_size = 0;
     uint32_t items_per_invocation = 0;
-    bool staged = false; // through shared memory (see ScanOptions::staged)
+    bool staged = false; // through shared memory (see ScanTuningOverrides::staged)
     uint32_t look_back_chunk_tiles = 1; // tiles a look-back work-group takes (ScanOptions says more)
     uint64_t items() const { return uint64_t(workgroup_size) * items_per_invocation; }
 };

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "context_impl.hpp"
-#include "tuning/scan_tuning.hpp"
+#include "tuning/scan_policy.hpp"
 #include "vkc/contract.h"
 
 namespace vkc {
@@ -32,8 +32,6 @@ constexpr uint32_t ticket_word = VKC_STATE_TICKET, finished_word = VKC_STATE_FIN
 constexpr uint32_t stat_rounds_word = VKC_STATE_STAT_ROUNDS, stat_walked_word = VKC_STATE_STAT_WALKED,
                    stat_fallbacks_word = VKC_STATE_STAT_FALLBACKS;
 constexpr uint32_t status_block = VKC_STATUS_BLOCK_WORDS, status_slot_words = VKC_STATUS_SLOT_WORDS;
-// A look-back waits this many rounds for a predecessor before it reduces the predecessor's input itself.
-constexpr uint32_t default_spin_limit = 256;
 // Host arrays go to the device this many bytes at a time by default.
 constexpr uint64_t default_stream_bytes = 256ull << 20;
 
@@ -41,10 +39,6 @@ inline uint32_t status_words(Type t) { return VKC_STATUS_WORDS(uint32_t(size_of(
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 inline uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
 
-// Reduce's tile: reduce takes no look-back, so its tile ignores the options' look-back chunks.
-inline ScanTile reduce_tile(const DeviceInfo& device, Type type, const ScanOptions& o) {
-    return choose_tile(device, type, o, 0, TileUse::reduce);
-}
 // The Context's own scratch is zeroed when made and kept zeroed (scratch_for).
 inline ScanOptions on_own_scratch(ScanOptions o) {
     o.scratch_zeroed = true;
@@ -69,15 +63,13 @@ struct Layout {
         chunks = uint32_t(std::max<uint64_t>(1, ceil_div(tiles, chunk_tiles)));
     }
 };
-Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint64_t count, const ScanOptions& o,
-                   bool reduce);
+Layout make_layout(const DeviceInfo& dev, const ScanPolicy& policy, Type type, uint64_t count);
 // The words both status arrays take for this many chunks.
 uint64_t status_array_words(uint64_t chunks);
 // Scratch words a plan of count items needs (layout.cpp says how they are counted).
 uint64_t state_words(Type type, const Layout& l, uint64_t count, bool look_back, uint64_t room_tile_items);
-// Scratch bytes of a plan with this layout.
-uint64_t scratch_bytes(const DeviceInfo& dev, const Layout& l, Type type, uint64_t count, const ScanOptions& o,
-                       bool reduce);
+// Scratch bytes of a plan with this layout and policy.
+uint64_t scratch_bytes(const Layout& l, const ScanPolicy& policy, Type type, uint64_t count);
 // Bytes of count items, or an Error where that overflows 64 bits (no buffer can hold them anyway).
 uint64_t items_bytes(uint64_t count, Type type, const char* what);
 // Throws Error where the tile's pipeline needs more shared memory than the device has.

@@ -8,9 +8,9 @@
 
 namespace vkc {
 
-Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint64_t count, const ScanOptions& o,
-                   bool reduce) {
+Layout make_layout(const DeviceInfo& dev, const ScanPolicy& policy, Type type, uint64_t count) {
     Layout l;
+    const ScanTile& tile = policy.tile;
     l.tile = tile;
     uint64_t bytes = size_of(type);
     // Segments start at multiples of 256 bytes (the largest minStorageBufferOffsetAlignment) and of
@@ -18,11 +18,10 @@ Layout make_layout(const DeviceInfo& dev, const ScanTile& tile, Type type, uint6
     uint64_t step = tile.items();
     while ((step * bytes) % 256) step *= 2;
     uint64_t most = std::min<uint64_t>(dev.max_storage_buffer_range / bytes, 1ull << 31);
-    if (o.segment_items) most = std::min(most, o.segment_items);
+    if (policy.segment_items_cap) most = std::min(most, policy.segment_items_cap);
     l.segment_items = std::max(step, most / step * step);
     l.segments = ceil_div(count, l.segment_items);
-    const ScanTuning& tuning = scan_tuning(dev);
-    l.chunk_cap = o.chunks ? o.chunks : reduce ? tuning.reduce_chunk_cap : tuning.scan_chunk_cap;
+    l.chunk_cap = policy.chunk_cap;
     return l;
 }
 
@@ -61,7 +60,7 @@ void require_op(const char* what, Type type, Op op) {
 }
 
 ScanTile DeviceState::scan_tile(Type type, const ScanOptions& o, uint64_t count) const {
-    return choose_tile(info, type, o, count, TileUse::look_back_scan);
+    return resolve_scan_policy(info, type, o, count, false).tile;
 }
 
 void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, const char* what) {
@@ -73,24 +72,22 @@ void check_tile_fits(const DeviceInfo& dev, Type type, const ScanTile& tile, con
                     (tile.staged ? " (staged)" : "") + " needs " + std::to_string(shared) +
                     " bytes of shared memory; the device limit maxComputeSharedMemorySize is " +
                     std::to_string(dev.max_shared_memory) +
-                    " (ScanOptions::workgroup_size, items_per_invocation "
+                    " (ScanOptions::tuning: workgroup_size, items_per_invocation "
                     "and staged choose the tile)");
     }
 }
 
-uint64_t scratch_bytes(const DeviceInfo& dev, const Layout& l, Type type, uint64_t count, const ScanOptions& o,
-                       bool reduce) {
-    bool look_back = !reduce && !o.reproducible;
-    uint64_t room_tile_items = reduce ? l.tile.items() : choose_tile(dev, type, o, 0, TileUse::look_back_scan).items();
-    return 4 * state_words(type, l, count, look_back, room_tile_items);
+uint64_t scratch_bytes(const Layout& l, const ScanPolicy& policy, Type type, uint64_t count) {
+    bool look_back = policy.kernel_path != VKC_DEVICE_PATH_CHUNK_PASSES;
+    return 4 * state_words(type, l, count, look_back, policy.status_tile_items);
 }
 
 uint64_t DeviceState::scratch_bytes_for(bool reduce, Type type, uint64_t count, const ScanOptions& o,
                                         const char* what) const {
     items_bytes(count, type, what);
-    ScanTile tile = reduce ? reduce_tile(info, type, o) : scan_tile(type, o, count);
-    check_tile_fits(info, type, tile, what);
-    return scratch_bytes(info, make_layout(info, tile, type, count, o, reduce), type, count, o, reduce);
+    ScanPolicy policy = resolve_scan_policy(info, type, o, count, reduce);
+    check_tile_fits(info, type, policy.tile, what);
+    return scratch_bytes(make_layout(info, policy, type, count), policy, type, count);
 }
 
 uint64_t DeviceState::scan_scratch_bytes(Type type, uint64_t count, const ScanOptions& o) const {

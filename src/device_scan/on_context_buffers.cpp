@@ -115,7 +115,7 @@ void Context::reduce_host(const void* items, void* result, uint64_t count, Type 
     items_bytes(count, type, "reduce");
     require_op("reduce", type, op);
     uint64_t bytes = size_of(type);
-    ScanTile tile = reduce_tile(impl()->info, type, o);
+    ScanTile tile = resolve_scan_policy(impl()->info, type, o, 0, true).tile;
     uint64_t chunk = std::max<uint64_t>(1, (o.stream_bytes ? o.stream_bytes : default_stream_bytes) / bytes);
     chunk = std::max<uint64_t>(1, std::min(round_up(chunk, tile.items()), count));
     Buffer device = create_buffer(chunk * bytes);

@@ -9,10 +9,6 @@
 namespace vkc {
 
 namespace {
-// Predecessors a look-back round reads (capped at the work-group size by the shader).
-uint32_t lookback_window(uint32_t workgroup_size) {
-    return environment::lookback_window().value_or(std::min<uint32_t>(workgroup_size, 32));
-}
 bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
     return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
 }
@@ -83,14 +79,15 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     items_bytes(count, type, what);
     require_op(what, type, op);
     const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
-    ScanTile tile = reduce ? reduce_tile(info, type, o) : scan_tile(type, o, count);
+    const ScanPolicy policy = resolve_scan_policy(dev, type, o, count, reduce);
+    const ScanTile& tile = policy.tile;
     if (m->path == Path::subgroup && !known_packed(tile.workgroup_size)) {
         m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
     }
     check_shape({tile.workgroup_size});
     check_tile_fits(dev, type, tile, what);
     uint64_t bytes = size_of(type);
-    Layout l = make_layout(dev, tile, type, count, o, reduce);
+    Layout l = make_layout(dev, policy, type, count);
     // The count word is a uint32, and each dispatch's first item is a 32-bit push constant.
     if (indirect && count > UINT32_MAX) {
         throw Error(std::string(what) + ": an IndirectCount's max_count of " + std::to_string(count) +
@@ -98,7 +95,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     }
     uint64_t in_bytes = count * bytes;
     uint64_t out_bytes = reduce ? bytes : in_bytes;
-    uint64_t scratch_need = scratch_bytes(dev, l, type, count, o, reduce);
+    uint64_t scratch_need = scratch_bytes(l, policy, type, count);
     uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
         if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
@@ -151,9 +148,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     if (segments == 0) return plan;
     bool packed = m->path == Path::subgroup;
     // A pipeline compiles the path its plan takes (module_spec_kernel).
-    uint32_t path = reduce || o.reproducible         ? device_scan_path_chunk_passes
-                    : tile.look_back_chunk_tiles > 1 ? device_scan_path_look_back_chunked
-                                                     : device_scan_path_look_back;
+    uint32_t path = policy.kernel_path;
     if (indirect) path |= VKC_DEVICE_COUNT_ON_DEVICE;
     st.pipeline = pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
@@ -176,7 +171,6 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     uint64_t state_binding_bytes = std::max(scratch_need,
                                             std::min<uint64_t>(scratch.size, dev.max_storage_buffer_range) / 4 * 4);
     bool in_place = !reduce && in.buffer == out.buffer && in.offset == out.offset;
-    uint32_t spin = std::min<uint32_t>(o.spin_limit ? o.spin_limit : default_spin_limit, 0xffff);
     using Step = ScanPlan::State::Step;
     auto fill_words = [&](uint64_t first, uint64_t words) {
         st.steps.push_back({Step::fill, scratch.buffer, scratch.offset + 4 * first, 4 * words});
@@ -226,7 +220,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
         p.count = uint32_t(items);
         p.tiles = indirect ? uint32_t(s * l.segment_items) : uint32_t(tiles);
         p.flags = (o.exclusive ? flag_exclusive : 0) | (carry_in || s > 0 ? flag_carry_in : 0) |
-                  (st.carry_slot_after ? flag_carry_slot : 0) | (o.force_fallback ? flag_force_fallback : 0) |
+                  (st.carry_slot_after ? flag_carry_slot : 0) | (policy.force_fallback ? flag_force_fallback : 0) |
                   (in_place ? flag_in_place : 0) | count_word << count_word_shift;
         if (s > 0) st.steps.push_back({Step::compute_to_compute});
         // A scan of one chunk takes no ticket and a reduce of one chunk counts no groups, so they need
@@ -234,7 +228,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
         // microseconds on the H100, most of a small scan's time). Every dispatch leaves the state
         // ready for the next (device_scan.comp), so on a scratch the caller keeps zeroed neither
         // needs a fill, nor do later segments.
-        if (!reduce && !o.reproducible) {
+        if (policy.kernel_path != device_scan_path_chunk_passes) {
             bool stats = environment::lookback_stats();
             p.chunk_tiles = l.tile.look_back_chunk_tiles;
             p.chunks = uint32_t(l.look_back_chunks_of(tiles));
@@ -251,11 +245,10 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             }
             if (zero_state || stats) st.steps.push_back({Step::to_compute});
             p.mode = mode_scan;
-            p.spin_limit = spin | lookback_window(l.tile.workgroup_size) << 16;
+            p.spin_limit = policy.spin_limit | policy.look_back_window << 16;
             // In place, a chunk past the frontier could be stored while it is being prefetched: a
             // race, which the memory model leaves undefined even for a value no one uses.
-            bool prefetch = o.look_back_prefetch < 0 ? items * size_of(type) >= scan_tuning(dev).prefetch_min_bytes
-                                                     : o.look_back_prefetch > 0;
+            bool prefetch = items * size_of(type) >= policy.prefetch_min_bytes;
             if (prefetch && !in_place) p.flags |= flag_prefetch;
             dispatch(uint32_t(s), p, p.chunks);
         } else {

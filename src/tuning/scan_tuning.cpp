@@ -60,16 +60,16 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     bool number64 = size_of(type) == 8 && type != Type::u32x2;
     bool chunk_by_default = number64 && t.chunked_min_items && count >= t.chunked_min_items;
     uint32_t chunk_tiles = o.reproducible || use == TileUse::reduce ? 1u
-                           : o.look_back_chunk_tiles                ? o.look_back_chunk_tiles
+                           : o.tuning.look_back_chunk_tiles                ? o.tuning.look_back_chunk_tiles
                            : chunk_by_default                       ? t.chunk_tiles
                                                                     : 1u;
     // A wide tile is a whole shape: not where the caller chose a part of it.
     bool wide_tile = size_of(type) == 4 && t.wide_tile_min_items && !o.reproducible && count >= t.wide_tile_min_items &&
-                     !o.workgroup_size && !o.items_per_invocation && chunk_tiles == 1;
+                     !o.tuning.workgroup_size && !o.tuning.items_per_invocation && chunk_tiles == 1;
     uint32_t wide_size = type == Type::f32 ? t.wide_tile_float_invocations : t.wide_tile_integer_invocations;
-    bool narrow_chunks = chunk_tiles > 1 && !o.look_back_chunk_tiles && type == Type::f64 &&
+    bool narrow_chunks = chunk_tiles > 1 && !o.tuning.look_back_chunk_tiles && type == Type::f64 &&
                          t.f64_narrow_chunks_min_items && count >= t.f64_narrow_chunks_min_items;
-    uint32_t size = o.workgroup_size ? o.workgroup_size
+    uint32_t size = o.tuning.workgroup_size ? o.tuning.workgroup_size
                     : wide_tile      ? wide_size
                     : narrow_chunks  ? t.f64_chunk_invocations
                                      : t.invocations;
@@ -79,7 +79,7 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     if (size % lanes) size -= size % lanes;
     if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
     uint32_t width = vector_width(type);
-    uint32_t items = o.items_per_invocation ? o.items_per_invocation
+    uint32_t items = o.tuning.items_per_invocation ? o.tuning.items_per_invocation
                      : wide_tile            ? t.wide_tile_items
                      : t.items              ? t.items
                                             : uint32_t(std::clamp<size_t>(t.item_bytes / size_of(type), 1, 16));
@@ -88,9 +88,9 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
     // The reproducible passes and chunks always stage (they read a tile twice / hold a chunk).
     bool staged_by_default = t.always_staged || o.reproducible || chunk_tiles > 1 ||
                              (number64 && use == TileUse::look_back_scan && t.stage_single_tiles);
-    bool staged = (o.staged < 0 ? staged_by_default : o.staged > 0) && fits;
+    bool staged = (o.tuning.staged < 0 ? staged_by_default : o.tuning.staged > 0) && fits;
     // A stage the device's shared memory cannot hold is left out, unless the caller asked for it.
-    if (staged && o.staged < 0 && dev.max_shared_memory &&
+    if (staged && o.tuning.staged < 0 && dev.max_shared_memory &&
         device_scan_shared_bytes(type, size, uint64_t(size) * items) > dev.max_shared_memory) {
         staged = false;
     }

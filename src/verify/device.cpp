@@ -265,11 +265,11 @@ std::string DeviceCase::label() const {
     if (in_place && !reduce) s += " in place";
     if (denormals) s += " denormals";
     if (options.reproducible) s += " reproducible";
-    if (options.force_fallback) s += " forced fallback";
-    if (options.segment_items) s += " segments of " + std::to_string(options.segment_items);
-    if (options.workgroup_size)
-        s += " tile " + std::to_string(options.workgroup_size) + "x" + std::to_string(options.items_per_invocation);
-    if (options.staged >= 0) s += options.staged ? " staged" : " direct";
+    if (options.test.force_fallback) s += " forced fallback";
+    if (options.test.segment_items) s += " segments of " + std::to_string(options.test.segment_items);
+    if (options.tuning.workgroup_size)
+        s += " tile " + std::to_string(options.tuning.workgroup_size) + "x" + std::to_string(options.tuning.items_per_invocation);
+    if (options.tuning.staged >= 0) s += options.tuning.staged ? " staged" : " direct";
     if (options.algorithm == Path::shared_memory) s += " shared memory";
     if (api == Api::host) s += " host stream of " + std::to_string(options.stream_bytes) + " bytes";
     if (api == Api::recorded) s += " recorded at offsets";
