@@ -35,10 +35,11 @@ set(streams_table "")
 foreach(stream IN LISTS streams)
   set(packed "${PACKED_DIR}/${stream}.bin")
   file(SIZE "${packed}" packed_bytes)
+  math(EXPR unpacked_bytes "${words_${stream}} * 4")
   string(APPEND asm_out "    .globl vkc_packed_${stream}\n    .hidden vkc_packed_${stream}\n"
                         "vkc_packed_${stream}:\n    .incbin \"${packed}\"\n")
   string(APPEND stream_out "extern \"C\" const unsigned char vkc_packed_${stream}[];\n")
-  string(APPEND streams_table "    {vkc_packed_${stream}, ${packed_bytes}, ${words_${stream}}},\n")
+  string(APPEND streams_table "    {vkc_packed_${stream}, ${packed_bytes}, ${unpacked_bytes}},\n")
 endforeach()
 
 set(table_out "")

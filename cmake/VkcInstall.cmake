@@ -25,6 +25,18 @@ install(FILES ${_vkc_spirv} ${_vkc_manifest} DESTINATION ${CMAKE_INSTALL_DATADIR
   COMPONENT SPIRV)
 
 set(VKC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vkcollectives)
+# A static library's users link its dependencies too: libzstd (the Config file finds it, the .pc
+# file requires it).
+get_target_property(_vkc_library_type vkcollectives TYPE)
+if(_vkc_library_type STREQUAL "STATIC_LIBRARY")
+  set(VKC_STATIC_LIBRARY TRUE)
+  set(VKC_PC_REQUIRES_PRIVATE "vulkan libzstd")
+  set(VKC_PC_LIBS_PRIVATE "-lstdc++ -ldl")
+else()
+  set(VKC_STATIC_LIBRARY FALSE)
+  set(VKC_PC_REQUIRES_PRIVATE "vulkan")
+  set(VKC_PC_LIBS_PRIVATE "")
+endif()
 install(EXPORT vkcollectivesTargets NAMESPACE vkcollectives:: DESTINATION ${VKC_CMAKE_DIR} COMPONENT Development)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vkcollectivesConfig.cmake.in
   ${PROJECT_BINARY_DIR}/vkcollectivesConfig.cmake INSTALL_DESTINATION ${VKC_CMAKE_DIR}
@@ -35,12 +47,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/vkcollectivesConfigVersio
 install(FILES ${PROJECT_BINARY_DIR}/vkcollectivesConfig.cmake ${PROJECT_BINARY_DIR}/vkcollectivesConfigVersion.cmake
   DESTINATION ${VKC_CMAKE_DIR} COMPONENT Development)
 
-# pkg-config: the static library needs libdl (it opens the loader at run time) and Vulkan's headers.
-if(BUILD_SHARED_LIBS)
-  set(VKC_PC_LIBS_PRIVATE "")
-else()
-  set(VKC_PC_LIBS_PRIVATE "-lstdc++ -ldl")
-endif()
+# pkg-config: the static library needs libdl (it opens the loader at run time), libzstd and Vulkan's
+# headers (VKC_PC_REQUIRES_PRIVATE and VKC_PC_LIBS_PRIVATE, above).
 # Relocatable: the prefix is found from the .pc file's own place, so `cmake --install --prefix` works.
 file(RELATIVE_PATH VKC_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/vkcollectives.pc.in ${PROJECT_BINARY_DIR}/vkcollectives.pc @ONLY)

@@ -299,12 +299,15 @@ function(vkc_add_shader_modules target)
   else()
     if(CMAKE_CROSSCOMPILING)
       message(FATAL_ERROR "Cross-compiling: set VKC_SPIRV_PACK to a native build of tools/spirv_pack.cpp "
-                          "(c++ -std=c++20 -O2 -Isrc tools/spirv_pack.cpp src/packing/word_pack.cpp)")
+                          "(c++ -std=c++20 -O2 -Isrc tools/spirv_pack.cpp src/packing/frames.cpp "
+                          "src/packing/pack_frames.cpp -lzstd)")
     endif()
     if(NOT TARGET vkc_spirv_pack)
       add_executable(vkc_spirv_pack "${PROJECT_SOURCE_DIR}/tools/spirv_pack.cpp"
-                                    "${PROJECT_SOURCE_DIR}/src/packing/word_pack.cpp")
+                                    "${PROJECT_SOURCE_DIR}/src/packing/frames.cpp"
+                                    "${PROJECT_SOURCE_DIR}/src/packing/pack_frames.cpp")
       target_include_directories(vkc_spirv_pack PRIVATE "${PROJECT_SOURCE_DIR}/src")
+      target_link_libraries(vkc_spirv_pack PRIVATE PkgConfig::vkc_zstd) # the top level's pkg_check_modules
     endif()
     set(packer vkc_spirv_pack)
   endif()
@@ -326,8 +329,7 @@ function(vkc_add_shader_modules target)
   string(REPLACE ";" "\n" manifest_text "${table_rows}")
   file(CONFIGURE OUTPUT "${manifest}" CONTENT "${manifest_text}\n")
   # The table goes in a C++ source, the packed streams in an assembler source that .incbin's them: a
-  # 10 MB array initialiser would take the compiler minutes. manifest.json is packed one byte a word,
-  # so that the packer's word matches find its repeated text at any byte offset.
+  # 10 MB array initialiser would take the compiler minutes. manifest.json is packed as one frame.
   if(NOT spv_files)
     message(FATAL_ERROR "vkc_add_shader_modules: no module matches TYPES=${ARG_TYPES} OPS=${ARG_OPS}")
   endif()

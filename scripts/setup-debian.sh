@@ -2,9 +2,10 @@
 # Installs what vkcollectives needs on Debian 12, from Debian's own packages. Idempotent.
 set -euo pipefail
 packages=(
-  cmake ninja-build g++ pkg-config            # build (pkg-config: the consumer test of vkcollectives.pc)
+  cmake ninja-build g++ pkg-config            # build (pkg-config: finds libzstd; the consumer test of vkcollectives.pc)
   libvulkan-dev libvulkan-volk-dev            # Vulkan headers and loader, volk (compiled into the library)
   glslang-tools glslang-dev spirv-tools       # GLSL -> SPIR-V, validation, optimisation
+  libzstd-dev                                 # packs the embedded SPIR-V at build time, unpacks it at run time
   doctest-dev                                 # tests
   mesa-vulkan-drivers vulkan-validationlayers # lavapipe (the GPU-less device) and validation layers
 )

@@ -1,13 +1,13 @@
 // spirv_pack <output.bin> <input1.spv> [input2.spv ...]
 // spirv_pack --bytes <output.bin> <input>
-// Build-time tool: packs the words of the given SPIR-V modules, concatenated in the order given, into
-// one stream (src/packing/word_pack.hpp). With --bytes, a text file instead, one byte a word, so that
-// the word matches find its repeats at any byte offset (manifest.json). It unpacks the stream again and compares before writing, so
-// a build never embeds a stream that does not give back its modules. Exit code 0 on success, 1 on
-// any error (reported on stderr).
-#include <bit>
+// Build-time tool: packs the given SPIR-V modules, in the order given, into one stream of zstd frames,
+// a frame a module, each with the modules before it as its prefix (src/packing/frames.hpp). With
+// --bytes, any one file as one frame (manifest.json). It unpacks the stream again and compares before
+// writing, so a build never embeds a stream that does not give back its modules. Exit code 0 on
+// success, 1 on any error (reported on stderr).
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -15,14 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "packing/word_pack.hpp"
+#include "packing/frames.hpp"
 
 namespace {
 
-// The modules' bytes are taken as words in host order, and SPIR-V files are little-endian in practice.
-static_assert(std::endian::native == std::endian::little, "spirv_pack reads SPIR-V words on little-endian hosts");
-
+// The library reads the modules' bytes as words in host order, and SPIR-V files are little-endian in
+// practice; the magic number is checked as such.
 constexpr uint32_t spirv_magic = 0x07230203;
+// zstd's level: higher ones (--ultra) give no fewer bytes, since every stream fits level 19's 8 MiB
+// window (docs/decisions.md).
+constexpr int level = 19;
 
 bool read_file(const std::string& path, std::vector<char>& bytes) {
     std::ifstream in(path, std::ios::binary);
@@ -31,8 +33,8 @@ bool read_file(const std::string& path, std::vector<char>& bytes) {
     return !in.bad();
 }
 
-// Appends the module's words to `words`; false, with a message, if it is not a SPIR-V module.
-bool append_module(const std::string& path, std::vector<uint32_t>& words) {
+// Appends the module's bytes to `content`; false, with a message, if it is not a SPIR-V module.
+bool append_module(const std::string& path, std::vector<uint8_t>& content, std::vector<size_t>& parts) {
     std::vector<char> bytes;
     if (!read_file(path, bytes)) {
         std::fprintf(stderr, "spirv_pack: cannot read %s\n", path.c_str());
@@ -42,13 +44,15 @@ bool append_module(const std::string& path, std::vector<uint32_t>& words) {
         std::fprintf(stderr, "spirv_pack: %s: size %zu is not a positive multiple of 4\n", path.c_str(), bytes.size());
         return false;
     }
-    size_t first = words.size();
-    words.resize(first + bytes.size() / 4);
-    std::memcpy(words.data() + first, bytes.data(), bytes.size());
-    if (words[first] != spirv_magic) {
-        std::fprintf(stderr, "spirv_pack: %s: not a SPIR-V module (first word 0x%08x)\n", path.c_str(), words[first]);
+    uint32_t first = 0;
+    for (int i = 3; i >= 0; --i) first = first << 8 | uint8_t(bytes[size_t(i)]);
+    if (first != spirv_magic) {
+        std::fprintf(stderr, "spirv_pack: %s: not a little-endian SPIR-V module (first word 0x%08x)\n", path.c_str(),
+                     first);
         return false;
     }
+    content.insert(content.end(), bytes.begin(), bytes.end());
+    parts.push_back(bytes.size());
     return true;
 }
 
@@ -74,17 +78,6 @@ bool write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
     return true;
 }
 
-// Appends the file's bytes to `words`, one a word.
-bool append_bytes(const std::string& path, std::vector<uint32_t>& words) {
-    std::vector<char> bytes;
-    if (!read_file(path, bytes)) {
-        std::fprintf(stderr, "spirv_pack: cannot read %s\n", path.c_str());
-        return false;
-    }
-    for (char c : bytes) words.push_back(uint8_t(c));
-    return true;
-}
-
 int run(int argc, char** argv) {
     bool as_bytes = argc > 1 && std::strcmp(argv[1], "--bytes") == 0;
     if (as_bytes) {
@@ -96,13 +89,26 @@ int run(int argc, char** argv) {
                              "       spirv_pack --bytes <output.bin> <input>\n");
         return 1;
     }
-    std::vector<uint32_t> words;
-    for (int i = 2; i < argc; ++i) {
-        if (!(as_bytes ? append_bytes(argv[i], words) : append_module(argv[i], words))) return 1;
+    std::vector<uint8_t> content;
+    std::vector<size_t> parts;
+    if (as_bytes) {
+        std::vector<char> bytes;
+        if (!read_file(argv[2], bytes) || bytes.empty()) {
+            std::fprintf(stderr, "spirv_pack: cannot read %s, or it is empty\n", argv[2]);
+            return 1;
+        }
+        content.assign(bytes.begin(), bytes.end());
+        parts.push_back(content.size());
+    } else {
+        for (int i = 2; i < argc; ++i) {
+            if (!append_module(argv[i], content, parts)) return 1;
+        }
     }
-    std::vector<uint8_t> packed = vkc::packing::pack_words(words);
-    std::vector<uint32_t> unpacked(vkc::packing::packed_word_count(packed));
-    if (unpacked.size() != words.size() || !vkc::packing::unpack_words(packed, unpacked) || unpacked != words) {
+    std::vector<uint8_t> packed = vkc::packing::pack_frames(content, parts, level);
+    std::vector<uint8_t> unpacked(content.size());
+    vkc::packing::FrameCursor at;
+    if (vkc::packing::unpack_frames(packed, unpacked, at, unpacked.size()) != vkc::packing::Unpacked::ok ||
+        at.packed != packed.size() || unpacked != content) {
         std::fprintf(stderr, "spirv_pack: %s: the packed stream does not unpack to its input\n", argv[1]);
         return 1;
     }

@@ -6,28 +6,30 @@
 #include <cstdint>
 #include <span>
 
+#include "packing/frames.hpp"
+
 namespace vkc::packing {
 
-class Unpacker;
-
 struct PackedStream {
-    const unsigned char* data; // packing/word_pack.hpp's format
+    const unsigned char* data; // zstd frames, packing/frames.hpp
     size_t bytes;
-    size_t words;              // the modules' words, concatenated
+    size_t unpacked_bytes;     // the modules' words, concatenated (manifest.json: its text)
     // Unpacked front to back, as far as the modules asked for so far reach; kept until the process
     // ends, since ModuleInfo::code() hands out pointers into it.
     uint32_t* unpacked = nullptr;
-    Unpacker* unpacker = nullptr; // until the last word is unpacked
-    std::atomic<size_t> ready{0}; // words of `unpacked` that are final
+    FrameCursor at{};             // how far the frames are unpacked
+    bool damaged = false;         // a frame failed: every later call fails too
+    std::atomic<size_t> ready{0}; // bytes of `unpacked` that are final
 };
 
 // Every stream of the build, in the order ModuleInfo::packed_stream counts them.
 std::span<PackedStream> module_streams();
 
-// manifest.json, packed one byte a word.
+// manifest.json, one frame.
 PackedStream& manifest_stream();
 
-// The stream's words, unpacked at least up to `end`; nullptr if memory ran out or the data is damaged.
-const uint32_t* unpacked_words(PackedStream& stream, size_t end);
+// The stream's bytes, unpacked at least up to `end` (and a zero byte after the last, so that text
+// ends); nullptr if memory ran out or the data is damaged, and then which in `failure` if given.
+const uint32_t* unpacked_bytes(PackedStream& stream, size_t end, Unpacked* failure = nullptr);
 
 } // namespace vkc::packing
