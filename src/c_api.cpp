@@ -2,6 +2,7 @@
 // turning it into a VkcResult and the thread's last message.
 #include "vkc/vkc.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
@@ -65,6 +66,22 @@ bool known_op(uint32_t op) { return op <= VKC_OP_LOGICAL_XOR; }
 
 vkc::BufferRange range(const VkcBufferRange& r) { return {r.buffer, r.offset, r.size}; }
 
+static_assert(VKC_SUBGROUP_LAYOUT_MAX_SIZES == vkc::SubgroupLayout::max_sizes);
+vkc::SubgroupLayout from_c(const VkcSubgroupLayout& c) {
+    vkc::SubgroupLayout l;
+    l.size_count = std::min<uint32_t>(c.sizeCount, vkc::SubgroupLayout::max_sizes);
+    std::copy(c.sizes, c.sizes + l.size_count, l.sizes);
+    l.packed = c.packedMask;
+    return l;
+}
+VkcSubgroupLayout to_c(const vkc::SubgroupLayout& l) {
+    VkcSubgroupLayout c{};
+    c.sizeCount = l.size_count;
+    std::copy(l.sizes, l.sizes + l.size_count, c.sizes);
+    c.packedMask = l.packed;
+    return c;
+}
+
 vkc::ScanOptions options_of(const VkcPlanCreateInfo& info) {
     const uint32_t known = VKC_PLAN_EXCLUSIVE_BIT | VKC_PLAN_REPRODUCIBLE_BIT | VKC_PLAN_SCRATCH_ZEROED_BIT |
                            VKC_PLAN_SHARED_MEMORY_BIT;
@@ -126,7 +143,7 @@ VkcResult vkcCreateDevice(const VkcDeviceCreateInfo* info, VkcDevice* out) {
         c.get_instance_proc_addr = info->pfnGetInstanceProcAddr;
         c.pipeline_cache = info->pipelineCache;
         c.allocator = reinterpret_cast<const VkAllocationCallbacks*>(info->pAllocationCallbacks);
-        c.subgroup_layout = {info->subgroupLayout.probed, info->subgroupLayout.packed};
+        c.subgroup_layout = from_c(info->subgroupLayout);
         c.shared_memory_only = info->flags & VKC_DEVICE_SHARED_MEMORY_ONLY_BIT;
         *out = new VkcDevice_T{vkc::Device(c)};
     });
@@ -138,14 +155,14 @@ VkcResult vkcProbeSubgroupLayout(VkcDevice device, VkQueue queue, uint32_t famil
     if (!device) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcProbeSubgroupLayout: device is NULL");
     return guarded([&] {
         vkc::SubgroupLayout l = device->device.probe_subgroup_layout(queue, family);
-        if (layout) *layout = {l.probed, l.packed};
+        if (layout) *layout = to_c(l);
     });
 }
 
 void vkcGetSubgroupLayout(VkcDevice device, VkcSubgroupLayout* layout) {
     if (!device || !layout) return;
     vkc::SubgroupLayout l = device->device.subgroup_layout();
-    *layout = {l.probed, l.packed};
+    *layout = to_c(l);
 }
 
 VkcResult vkcGetScratchSize(VkcDevice device, const VkcPlanCreateInfo* info, VkDeviceSize* bytes) {

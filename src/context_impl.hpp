@@ -105,8 +105,8 @@ struct DeviceState {
     uint32_t timing_repeats = 1;
     double last_gpu_ms = 0;
     double timestamp_period_ns = 0; // 0: the queue has no timestamps
-    // The subgroup layout: what plans may use (probed 1D powers of 2), and every shape a Context has
-    // probed for its own dispatches.
+    // The subgroup layout: what plans may use (SubgroupLayout's sizes), and every shape a Context has
+    // probed for its own dispatches (which plans of a Context may use too).
     SubgroupLayout layout;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> packed_shapes;
     // A Context's: a queue, its command buffer and fence, a descriptor pool for dispatches. A Device

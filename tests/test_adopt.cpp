@@ -5,6 +5,7 @@
 
 #include "support.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -542,7 +543,7 @@ TEST_CASE("engine device: a vkc::Device records and never submits; the layout co
         CallCounter::calls.clear();
         Device gpu(create);
         const uint64_t tile = gpu.scan_tile(Type::u32).items();
-        CHECK(gpu.subgroup_layout().probed == 0);
+        CHECK(gpu.subgroup_layout().size_count == 0);
         // No layout known: plans take the shared-memory modules, which need none, and are correct.
         for (Path p : plan_every_kind(gpu, engine, 5 * tile + 3)) CHECK(p == Path::shared_memory);
         check_engine_scan<uint32_t>(gpu, engine, Type::u32, false, 6 * tile + 1, 21);
@@ -556,7 +557,12 @@ TEST_CASE("engine device: a vkc::Device records and never submits; the layout co
         CHECK(CallCounter::calls["vkQueueWaitIdle"] + CallCounter::calls["vkDeviceWaitIdle"] == 0);
         const uint32_t size = gpu.scan_tile(Type::u32).workgroup_size;
         bool subgroups = any(gpu.info().features & Feature::subgroup_basic);
-        CHECK(layout.probed != 0);
+        CHECK(layout.size_count != 0);
+        // The tile sizes the tuning picks are probed, powers of 2 or not (a wide 32-bit tile at 2^28).
+        for (uint64_t count : {uint64_t(0), uint64_t(1) << 28}) {
+            uint32_t tile_size = gpu.scan_tile(Type::u32, {}, count).workgroup_size;
+            CHECK(std::count(layout.sizes, layout.sizes + layout.size_count, tile_size) == 1);
+        }
         CHECK(gpu.subgroup_layout().packed == layout.packed);
         // Lavapipe and the GPUs the tests run on pack in order; a device that does not still runs, on
         // the shared-memory modules.

@@ -68,13 +68,16 @@ std::vector<DeviceInfo> list_devices();
 // Which 1D work-group sizes place their invocations in subgroups in local-index order (subgroup s
 // holds local indices [s * S, (s + 1) * S), S the subgroup size), as the subgroup modules of the
 // device-wide scan need. Vulkan does not promise it, so it is found by running a probe on the device
-// (Device::probe_subgroup_layout, or a Context when it is made). Bit k of each mask stands for a
-// work-group of 2^k invocations. A size not in `probed` counts as not packed: plans of that size
-// use the shared-memory modules, which need no layout.
+// (Device::probe_subgroup_layout, or a Context when it is made): the powers of 2 from the smallest
+// subgroup size to the device's limit, and the sizes the library's tuning picks for the device. A
+// size not listed counts as not packed: plans of that size use the shared-memory modules, which need
+// no layout. Plain data: an engine may store it (keyed by device and driver) and pass it back.
 struct SubgroupLayout {
-    uint32_t probed = 0; // sizes whose layout was probed
-    uint32_t packed = 0; // of those, the ones packed in local-index order
-    // Whether `size` invocations are known to be packed (false for sizes not probed or not powers of 2).
+    static constexpr uint32_t max_sizes = 32;
+    uint32_t size_count = 0;        // entries of `sizes` in use
+    uint32_t sizes[max_sizes] = {}; // work-group sizes probed
+    uint32_t packed = 0;            // bit i: sizes[i] is packed in local-index order
+    // Whether `size` invocations are known to be packed (false for a size not probed).
     bool is_packed(uint32_t size) const;
 };
 

@@ -127,12 +127,14 @@ typedef enum VkcDeviceFlagBits {
 } VkcDeviceFlagBits;
 typedef uint32_t VkcDeviceFlags;
 
-/* Which 1D work-group sizes pack their invocations into subgroups in local-index order: bit k of
- * each mask stands for 2^k invocations (vkc::SubgroupLayout). An engine may keep it with its pipeline
- * cache and pass it back. */
+/* Which 1D work-group sizes pack their invocations into subgroups in local-index order
+ * (vkc::SubgroupLayout): sizes[0 .. sizeCount - 1] were probed, bit i of packedMask says sizes[i] is
+ * packed. Plain data: an engine may keep it with its pipeline cache and pass it back. */
+#define VKC_SUBGROUP_LAYOUT_MAX_SIZES 32
 typedef struct VkcSubgroupLayout {
-    uint32_t probed;
-    uint32_t packed;
+    uint32_t sizeCount;
+    uint32_t sizes[VKC_SUBGROUP_LAYOUT_MAX_SIZES];
+    uint32_t packedMask;
 } VkcSubgroupLayout;
 
 typedef struct VkcDeviceCreateInfo {

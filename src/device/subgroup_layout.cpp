@@ -2,20 +2,22 @@
 // order (SubgroupLayout). Found by a probe module, in one submission to a queue the caller names:
 // the engine's (Device::probe_subgroup_layout) or the Context's own. Plans never probe: they read
 // what is known.
-#include <bit>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "context_impl.hpp"
 #include "device/instance.hpp"
+#include "tuning/scan_tuning.hpp"
 
 namespace vkc {
 
 bool SubgroupLayout::is_packed(uint32_t size) const {
-    if (size == 0 || !std::has_single_bit(size)) return false;
-    uint32_t bit = 1u << std::countr_zero(size);
-    return (probed & bit) && (packed & bit);
+    for (uint32_t i = 0; i < std::min(size_count, max_sizes); ++i) {
+        if (sizes[i] == size) return (packed >> i) & 1u;
+    }
+    return false;
 }
 
 namespace {
@@ -150,25 +152,32 @@ SubgroupLayout DeviceState::probe_layout(VkQueue queue, uint32_t family) {
     if (!(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
         throw Error("probe_subgroup_layout: queue family " + std::to_string(family) + " has no compute");
     }
-    std::vector<WorkgroupShape> shapes;
+    // The powers of 2, then the tuned sizes that are not one.
+    std::vector<uint32_t> sizes;
     uint32_t limit = std::min(info.max_workgroup_invocations, info.max_workgroup_size[0]);
-    for (uint32_t size = std::max(info.min_subgroup_size, 1u); size && size <= limit; size *= 2) {
-        if (std::has_single_bit(size)) shapes.push_back({size, 1, 1});
+    for (uint32_t size = std::max(info.min_subgroup_size, 1u); size && size <= limit; size *= 2) sizes.push_back(size);
+    for (uint32_t size : tuned_workgroup_sizes(info)) {
+        if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) sizes.push_back(size);
     }
+    sizes.resize(std::min<size_t>(sizes.size(), SubgroupLayout::max_sizes));
+    std::vector<WorkgroupShape> shapes;
+    for (uint32_t size : sizes) shapes.push_back({size, 1, 1});
     std::vector<bool> packed = probe_shapes(shapes, queue, family);
-    for (size_t i = 0; i < shapes.size(); ++i) {
-        uint32_t bit = 1u << std::countr_zero(shapes[i].x);
-        layout.probed |= bit;
-        layout.packed = packed[i] ? layout.packed | bit : layout.packed & ~bit;
-        packed_shapes[std::make_tuple(shapes[i].x, 1u, 1u)] = packed[i];
+    SubgroupLayout found;
+    found.size_count = uint32_t(sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        found.sizes[i] = sizes[i];
+        if (packed[i]) found.packed |= 1u << i;
+        packed_shapes[std::make_tuple(sizes[i], 1u, 1u)] = packed[i];
     }
+    layout = found;
     return layout;
 }
 
 bool DeviceState::subgroups_packed(const WorkgroupShape& s) {
     auto key = std::make_tuple(s.x, s.y, s.z);
     if (auto it = packed_shapes.find(key); it != packed_shapes.end()) return it->second;
-    if (s.y == 1 && s.z == 1 && std::has_single_bit(s.x) && (layout.probed & s.x)) return layout.is_packed(s.x);
+    if (s.y == 1 && s.z == 1 && layout.is_packed(s.x)) return true;
     bool packed = probe_shapes({s}, queue, queue_family)[0];
     packed_shapes[key] = packed;
     return packed;

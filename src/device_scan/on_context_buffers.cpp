@@ -24,6 +24,14 @@ Buffer& scratch_for(Context& context, DeviceState& impl, uint64_t bytes) {
     }
     return impl.scratch;
 }
+
+// A Context's own calls wait, so they may probe the subgroup layout of a tile size its first probe
+// did not cover (a tuning override's), where a Device's plans would take the shared-memory modules.
+void probe_tile_size(DeviceState& impl, Type type, const ScanOptions& o, uint64_t count, bool reduce) {
+    if (o.algorithm == Path::subgroup && !impl.options.shared_memory_only) {
+        impl.subgroups_packed({resolve_scan_policy(impl.info, type, o, count, reduce).tile.workgroup_size});
+    }
+}
 } // namespace
 
 void DeviceState::run_plan(const ScanPlan& plan) {
@@ -64,6 +72,7 @@ void Context::scan(const Buffer& input, Buffer& output, Type type, Op op, uint64
     impl()->check_buffers("scan", input, bytes, output, bytes);
     if (count == 0) return;
     Buffer& scratch = scratch_for(*this, *impl(), impl()->scratch_bytes_for(false, type, count, o, "scan"));
+    probe_tile_size(*impl(), type, o, count, false);
     ScanPlan plan = impl()->make_plan(false, type, op, count, whole(input), whole(output), whole(scratch),
                                       on_own_scratch(o), false, 0);
     impl()->run_plan(plan);
@@ -83,6 +92,7 @@ void Context::reduce(const Buffer& input, Buffer& result, Type type, Op op, uint
     impl()->check_buffers("reduce", input, items_bytes(count, type, "reduce"), result, size_of(type));
     Buffer& scratch = scratch_for(*this, *impl(), impl()->scratch_bytes_for(true, type, count, o, "reduce"));
     BufferRange in = count ? whole(input) : BufferRange{};
+    probe_tile_size(*impl(), type, o, count, true);
     impl()->run_plan(
         impl()->make_plan(true, type, op, count, in, whole(result), whole(scratch), on_own_scratch(o), false, 0));
 }
@@ -103,6 +113,7 @@ void Context::scan_host(const void* items, void* out, uint64_t count, Type type,
     for (uint64_t first = 0; first < count; first += chunk) {
         uint64_t n = std::min(chunk, count - first);
         upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
+        probe_tile_size(*impl(), type, o, n, false);
         ScanPlan plan = impl()->make_plan(false, type, op, n, whole(device), whole(device), whole(scratch),
                                           on_own_scratch(o), first > 0, slot);
         impl()->run_plan(plan);
@@ -126,6 +137,7 @@ void Context::reduce_host(const void* items, void* result, uint64_t count, Type 
     do {
         uint64_t n = std::min(chunk, count - first);
         if (n) upload(device, static_cast<const char*>(items) + first * bytes, n * bytes);
+        probe_tile_size(*impl(), type, o, n, true);
         ScanPlan plan = impl()->make_plan(true, type, op, n, n ? whole(device) : BufferRange{}, whole(total),
                                           whole(scratch), on_own_scratch(o), first > 0, slot);
         impl()->run_plan(plan);

@@ -51,7 +51,29 @@ constexpr ScanTuning cpu{
 
 uint64_t round_up(uint64_t a, uint64_t b) { return (a + b - 1) / b * b; }
 
+// A tile's work-group size: a multiple of the largest subgroup size, within the device's limits.
+uint32_t rounded_size(const DeviceInfo& dev, uint32_t size) {
+    uint32_t lanes = std::max(1u, dev.max_subgroup_size);
+    size = uint32_t(round_up(size, lanes));
+    size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));
+    if (size % lanes) size -= size % lanes;
+    if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
+    return size;
+}
+
 } // namespace
+
+std::vector<uint32_t> tuned_workgroup_sizes(const DeviceInfo& dev) {
+    const ScanTuning& t = scan_tuning(dev);
+    std::vector<uint32_t> sizes;
+    for (uint32_t size : {t.invocations, t.wide_tile_integer_invocations, t.wide_tile_float_invocations,
+                          t.f64_chunk_invocations}) {
+        if (!size) continue;
+        size = rounded_size(dev, size);
+        if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) sizes.push_back(size);
+    }
+    return sizes;
+}
 
 const ScanTuning& scan_tuning(const DeviceInfo& device) { return device.type == DeviceType::cpu ? cpu : gpu; }
 
@@ -73,11 +95,7 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
                     : wide_tile      ? wide_size
                     : narrow_chunks  ? t.f64_chunk_invocations
                                      : t.invocations;
-    uint32_t lanes = std::max(1u, dev.max_subgroup_size);
-    size = uint32_t(round_up(size, lanes));
-    size = std::min(size, std::min<uint32_t>(dev.max_workgroup_invocations, dev.max_workgroup_size[0]));
-    if (size % lanes) size -= size % lanes;
-    if (size == 0) throw UnsupportedError(dev.name + ": no work-group size is a multiple of its subgroup size");
+    size = rounded_size(dev, size);
     uint32_t width = vector_width(type);
     uint32_t items = o.tuning.items_per_invocation ? o.tuning.items_per_invocation
                      : wide_tile            ? t.wide_tile_items

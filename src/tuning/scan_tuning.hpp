@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "vkc/context.hpp"
 
@@ -35,6 +36,9 @@ struct ScanTuning {
 
 // The row of this device's class.
 const ScanTuning& scan_tuning(const DeviceInfo& device);
+// The work-group sizes the row may give a tile on this device (when no override asks otherwise),
+// as choose_tile rounds them: the sizes the subgroup-layout probe covers beyond the powers of 2.
+std::vector<uint32_t> tuned_workgroup_sizes(const DeviceInfo& device);
 
 enum class TileUse { look_back_scan, reduce };
 // The tile for a scan of `count` items (0: any count), or for a reduce (which takes no look-back):

@@ -201,7 +201,7 @@ int main(void) {
     create.pEnabledFeatures = &e.features;
     expect(vkcCreateDevice(&create, &gpu) == VKC_SUCCESS, "vkcCreateDevice");
     expect(vkcProbeSubgroupLayout(gpu, e.queue, e.family, &layout) == VKC_SUCCESS, "vkcProbeSubgroupLayout");
-    expect(layout.probed != 0, "the probe found no work-group size");
+    expect(layout.sizeCount != 0, "the probe found no work-group size");
 
     memset(&scan, 0, sizeof scan);
     scan.primitive = VKC_PRIMITIVE_SCAN;
