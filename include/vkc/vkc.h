@@ -38,24 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <vulkan/vk_platform.h>
-
-#ifndef VULKAN_CORE_H_
-/* The handles this header names, declared as vulkan_core.h declares them, so that including it does
- * not decide for the engine whether Vulkan's prototypes exist (volk needs them absent). */
-typedef struct VkInstance_T* VkInstance;
-typedef struct VkPhysicalDevice_T* VkPhysicalDevice;
-typedef struct VkDevice_T* VkDevice;
-typedef struct VkQueue_T* VkQueue;
-typedef struct VkCommandBuffer_T* VkCommandBuffer;
-typedef struct VkBuffer_T* VkBuffer;
-typedef struct VkPipelineCache_T* VkPipelineCache;
-typedef uint64_t VkDeviceSize;
-typedef void(VKAPI_PTR* PFN_vkVoidFunction)(void);
-typedef PFN_vkVoidFunction(VKAPI_PTR* PFN_vkGetInstanceProcAddr)(VkInstance instance, const char* pName);
-#endif
-struct VkPhysicalDeviceFeatures2;
-struct VkAllocationCallbacks;
+#include "vkc/vulkan_handles.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define VKC_C_API __attribute__((visibility("default")))
