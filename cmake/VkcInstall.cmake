@@ -10,13 +10,15 @@ install(TARGETS vkcollectives EXPORT vkcollectivesTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Runtime NAMELINK_COMPONENT Development
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vkc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT Development
-  FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def") # types.def: the table types.hpp includes
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h" PATTERN "*.def") # types.def: the table types.hpp includes
 
 # GLSL an engine #includes in its own shaders: -I <prefix>/share/vkcollectives/glsl, then
 # #include "vkc/workgroup_scan.glsl".
+# vkc/device/ holds fragments of the device-wide scan kernel that reach into its globals: not for
+# engines, so not installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/shaders/include/vkc
   DESTINATION ${CMAKE_INSTALL_DATADIR}/vkcollectives/glsl COMPONENT GLSL
-  FILES_MATCHING PATTERN "*.glsl" PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.glsl" PATTERN "*.h" PATTERN "device" EXCLUDE)
 
 # The modules this build made, and manifest.json (written by the build, see VkcShaders.cmake).
 get_target_property(_vkc_spirv vkcollectives VKC_SPIRV_FILES)
