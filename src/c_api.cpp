@@ -51,6 +51,7 @@ VkcResult guarded(Body&& body) {
         if (std::strstr(m, "out of device memory")) return fail(VKC_ERROR_OUT_OF_DEVICE_MEMORY, m);
         if (std::strstr(m, "out of host memory")) return fail(VKC_ERROR_OUT_OF_HOST_MEMORY, m);
         if (std::strstr(m, " failed with VK_")) return fail(VKC_ERROR_VULKAN, m);
+        if (std::strstr(m, "no module was built")) return fail(VKC_ERROR_UNSUPPORTED, m); // -DVKC_TYPES left it out
         return fail(VKC_ERROR_INVALID_ARGUMENT, m);
     } catch (const std::bad_alloc&) {
         return fail(VKC_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");

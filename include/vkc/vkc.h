@@ -53,7 +53,7 @@ extern "C" {
 typedef enum VkcResult {
     VKC_SUCCESS = 0,
     VKC_ERROR_INVALID_ARGUMENT = -1,      /* a bad handle, range, count, type or op; the message names it */
-    VKC_ERROR_UNSUPPORTED = -2,           /* the device lacks what the request needs (named) */
+    VKC_ERROR_UNSUPPORTED = -2,           /* the device, or this build's module set, lacks what it needs (named) */
     VKC_ERROR_OUT_OF_HOST_MEMORY = -3,
     VKC_ERROR_OUT_OF_DEVICE_MEMORY = -4,
     VKC_ERROR_VULKAN = -5,                /* a Vulkan call failed (named, with its VkResult) */

@@ -262,9 +262,11 @@ int main(void) {
     expect(vkcCreatePlan(gpu, &bad, &rejected) == VKC_ERROR_INVALID_ARGUMENT, "type 99 was not refused");
     expect(strstr(vkcGetLastErrorMessage(), "type 99") != NULL, "the message does not name the type");
     bad = scan;
-    bad.type = VKC_TYPE_U64; /* shaderInt64 was not enabled */
+    bad.type = VKC_TYPE_U64; /* shaderInt64 was not enabled (or, in a build of fewer types, no module) */
     expect(vkcCreatePlan(gpu, &bad, &rejected) == VKC_ERROR_UNSUPPORTED, "u64 without shaderInt64 was not refused");
-    expect(strstr(vkcGetLastErrorMessage(), "shaderInt64") != NULL, "the message does not name shaderInt64");
+    expect(strstr(vkcGetLastErrorMessage(), "shaderInt64") != NULL ||
+               strstr(vkcGetLastErrorMessage(), "no module was built for device_scan add on ulong") != NULL,
+           "the message names neither shaderInt64 nor the missing module");
     expect(vkcCreatePlan(NULL, &scan, &rejected) == VKC_ERROR_INVALID_ARGUMENT, "a NULL device was not refused");
     expect(memcmp(before, data.bytes + at_out, sizeof before) == 0, "a refused plan wrote the output");
     expect(strcmp(vkcResultName(VKC_ERROR_UNSUPPORTED), "VKC_ERROR_UNSUPPORTED") == 0, "vkcResultName");
