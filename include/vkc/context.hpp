@@ -155,9 +155,10 @@ struct BlockRequest {
     Path algorithm = Path::subgroup;
 };
 
-// Holds a Device (device()): plans, tiles and scratch sizes are asked of it. When made, it probes the
-// subgroup layout on its queue (Device::probe_subgroup_layout), so its plans use the subgroup modules
-// wherever the layout allows.
+// Holds a Device (device()): plans, tiles and scratch sizes are asked of it. Its waiting calls probe
+// the subgroup layout of each work-group size they use on its queue, and plans made afterwards use
+// the subgroup modules there; call device().probe_subgroup_layout(queue(), queue_family()) to cover
+// every size before planning.
 class Context {
 public:
     explicit Context(const ContextOptions& options = {});

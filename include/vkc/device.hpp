@@ -68,7 +68,7 @@ std::vector<DeviceInfo> list_devices();
 // Which 1D work-group sizes place their invocations in subgroups in local-index order (subgroup s
 // holds local indices [s * S, (s + 1) * S), S the subgroup size), as the subgroup modules of the
 // device-wide scan need. Vulkan does not promise it, so it is found by running a probe on the device
-// (Device::probe_subgroup_layout, or a Context when it is made): the powers of 2 from the smallest
+// (Device::probe_subgroup_layout, or a Context in its waiting calls): the powers of 2 from the smallest
 // subgroup size to the device's limit, and the sizes the library's tuning picks for the device. A
 // size not listed counts as not packed: plans of that size use the shared-memory modules, which need
 // no layout. Plain data: an engine may store it (keyed by device and driver) and pass it back.

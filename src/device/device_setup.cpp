@@ -28,9 +28,6 @@ void DeviceState::create(const ContextOptions& opts) {
     }
     info.features = info.features & ~options.hide_features;
     set_up_device_objects();
-    // Plans made on the Context use the subgroup modules wherever the layout allows: probe it now, on
-    // the Context's own queue, rather than in a call that only records.
-    probe_layout(queue, queue_family);
 }
 
 void DeviceState::create(const DeviceCreateInfo& c) {

@@ -178,7 +178,27 @@ bool DeviceState::subgroups_packed(const WorkgroupShape& s) {
     auto key = std::make_tuple(s.x, s.y, s.z);
     if (auto it = packed_shapes.find(key); it != packed_shapes.end()) return it->second;
     if (s.y == 1 && s.z == 1 && layout.is_packed(s.x)) return true;
-    bool packed = probe_shapes({s}, queue, queue_family)[0];
+    // On the Context's own command buffer, as its other work.
+    bool packed = false;
+    if (any(info.features & Feature::subgroup_basic)) {
+        const ModuleInfo* probe = nullptr;
+        for (const ModuleInfo& m : modules()) {
+            if (m.collective == Collective::layout_probe) probe = &m;
+        }
+        if (!probe) throw Error("the layout probe module is missing from the build");
+        uint64_t n = s.size();
+        const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        Buffer out = make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
+        ModuleParams params{};
+        params.count = uint32_t(n + 1);
+        params.group_count = 1;
+        dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
+        std::vector<uint32_t> place(n + 1);
+        std::memcpy(place.data(), out.mapped_, out.size());
+        packed = true;
+        for (uint32_t i = 0; i < n; ++i) packed = packed && place[i] == i;
+    }
     packed_shapes[key] = packed;
     return packed;
 }
