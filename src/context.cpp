@@ -11,12 +11,7 @@ namespace vkc {
 
 Context::Context(const ContextOptions& options) {
     device_.state_ = std::make_unique<DeviceState>();
-    try {
-        device_.state_->create(options);
-    } catch (...) {
-        device_.state_->destroy();
-        throw;
-    }
+    device_.state_->create(options); // on a throw, device_'s destructor destroys what was made, once
 }
 Context::~Context() = default;
 

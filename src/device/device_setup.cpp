@@ -176,10 +176,18 @@ void DeviceState::set_up_device_objects() {
     pl.pushConstantRangeCount = 1;
     pl.pPushConstantRanges = &range;
     check(vk.vkCreatePipelineLayout(device, &pl, allocator, &pipeline_layout), "vkCreatePipelineLayout");
+    if (has_queue) { // a Context's dispatches
+        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings};
+        VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        dp.maxSets = 1;
+        dp.poolSizeCount = 1;
+        dp.pPoolSizes = &size;
+        check(vk.vkCreateDescriptorPool(device, &dp, allocator, &descriptor_pool), "vkCreateDescriptorPool");
+    }
     create_pipeline_cache();
 }
 
-// A Context's command buffer, fence and descriptor pool on its queue's family, and its timestamps.
+// A Context's command buffer and fence on its queue's family, and its timestamps.
 void DeviceState::set_up_submission() {
     VkPhysicalDeviceProperties base{};
     vki.vkGetPhysicalDeviceProperties(physical, &base);
@@ -196,12 +204,6 @@ void DeviceState::set_up_submission() {
     check(vk.vkAllocateCommandBuffers(device, &a, &cmd), "vkAllocateCommandBuffers");
     VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     check(vk.vkCreateFence(device, &f, allocator, &fence), "vkCreateFence");
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings};
-    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dp.maxSets = 1;
-    dp.poolSizeCount = 1;
-    dp.pPoolSizes = &size;
-    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &descriptor_pool), "vkCreateDescriptorPool");
 }
 
 void DeviceState::destroy() {
