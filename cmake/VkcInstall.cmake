@@ -14,11 +14,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vkc DESTINATION ${CMAKE_INSTALL_
 
 # GLSL an engine #includes in its own shaders: -I <prefix>/share/vkcollectives/glsl, then
 # #include "vkc/workgroup_scan.glsl".
-# vkc/device/ holds fragments of the device-wide scan kernel that reach into its globals: not for
-# engines, so not installed.
+# (The kernels' private parts live beside them in shaders/kernels/, not here.)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/shaders/include/vkc
   DESTINATION ${CMAKE_INSTALL_DATADIR}/vkcollectives/glsl COMPONENT GLSL
-  FILES_MATCHING PATTERN "*.glsl" PATTERN "*.h" PATTERN "device" EXCLUDE)
+  FILES_MATCHING PATTERN "*.glsl" PATTERN "*.h")
 
 # The modules this build made, and manifest.json (written by the build, see VkcShaders.cmake).
 get_target_property(_vkc_spirv vkcollectives VKC_SPIRV_FILES)

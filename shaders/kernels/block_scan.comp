@@ -99,21 +99,26 @@ ITEM_TYPE running_prefix_callback(ITEM_TYPE aggregate) {
     return prefix;
 }
 
-// One padding item per 32, so that invocations reading their consecutive items (stride = items per
-// invocation) fall in different banks.
-shared ITEM_TYPE stage[stage_items + stage_items / 32u + 1u];
-uint padded(uint at) { return at + at / 32u; }
-
-// Orders a subgroup's shared-memory accesses.
-void subgroup_sync() {
-#if VKC_SUBGROUP_ARITHMETIC
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
+// Tiles move through vkc/tile_io.glsl's stage (its padding spreads an invocation's consecutive items
+// over the banks).
+#define VKC_TYPE ITEM_TYPE
+#define VKC_TILE_STAGE_ITEMS stage_items
+#define VKC_TILE_ITEM_BYTES ITEM_BYTES
+#define VKC_TILE_READ(i) items_in[i]
+#define VKC_TILE_WRITE(i, x) items_out[i] = (x)
+#if ITEM_VEC_WIDTH > 1
+#define VKC_TILE_VEC ITEM_VEC
+#define VKC_TILE_VEC_WIDTH ITEM_VEC_WIDTH
+#define VKC_TILE_READ_VEC(v) vectors_in[v]
+#define VKC_TILE_WRITE_VEC(v, x) vectors_out[v] = (x)
 #endif
-}
+#include "vkc/tile_io.glsl"
+#define TILE_IO(name) VKC_PASTE(VKC_PASTE(vkc_tile_, name), VKC_PASTE(_, ITEM_TYPE))
+#undef VKC_TYPE
 
-// Per invocation, set once by main().
-uint lanes, lane, segment; // subgroup lanes, this lane, and the first tile item of this subgroup's part
+// Per invocation, set once by main(): this subgroup's part of the tile (its first item, lanes, and
+// this lane; vkc/tile_io.glsl), and how tiles move.
+uint segment, lanes, lane;
 bool paired, vectorised;
 
 // Staged tiles of one item a lane, in two steps, so that a tile's loads can be in flight while the
@@ -121,64 +126,33 @@ bool paired, vectorised;
 // issued before the first store to the stage; a full tile's without bounds checks), then through
 // the stage into the blocked arrangement.
 void fetch_striped(uint tile, out ITEM_TYPE striped[VKC_ITEMS]) {
-    uint tile_base = tile * VKC_WORKGROUP_SIZE * items_per_invocation;
-    if (tile_base + VKC_WORKGROUP_SIZE * items_per_invocation <= params.count) { // uniform
-        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-            striped[j] = items_in[tile_base + segment + j * lanes + lane]; // striped within the subgroup's part
-        }
-    } else {
-        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-            uint at = segment + j * lanes + lane;
-            striped[j] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
-        }
-    }
+    TILE_IO(load_striped)(tile * VKC_WORKGROUP_SIZE * items_per_invocation, params.count, ITEM_IDENTITY, striped,
+                          segment, lanes, lane);
 }
 void unstage_striped(ITEM_TYPE striped[VKC_ITEMS], out ITEM_TYPE items[VKC_ITEMS]) {
-    [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-        stage[padded(segment + j * lanes + lane)] = striped[j];
-    }
-    subgroup_sync();
-    uint mine = gl_LocalInvocationIndex * items_per_invocation;
-    [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-        items[i] = stage[padded(mine + i)];
-    }
+    items = striped;
+    TILE_IO(striped_to_blocked)(items, segment, lanes, lane, true);
 }
 
 // A tile's items into registers (blocked arrangement). Items past the count are not read; they take
 // the identity and are not written. `vector_tile` is uniform: a full tile of whole vectors an invocation.
 void load_items(uint tile, bool vector_tile, out ITEM_TYPE items[VKC_ITEMS]) {
-    const uint size = VKC_WORKGROUP_SIZE;
-    uint tile_base = tile * size * items_per_invocation;
-    uint mine = gl_LocalInvocationIndex * items_per_invocation; // this invocation's items in the tile
-    uint base = tile_base + mine;
+    uint tile_base = tile * VKC_WORKGROUP_SIZE * items_per_invocation;
+    uint base = tile_base + gl_LocalInvocationIndex * items_per_invocation;
     if (vector_tile) {
 #if ITEM_VEC_WIDTH > 1
-        uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
-        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
-            uint v = j * lanes + lane; // neighbouring lanes, neighbouring vectors
-            ITEM_VEC x = vectors_in[first + v];
-            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-                stage[padded(segment + v * ITEM_VEC_WIDTH + c)] = x[c];
-            }
-        }
+        TILE_IO(load_transposed_vectors)(tile_base, items, segment, lanes, lane, true);
 #endif
-        subgroup_sync();
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = stage[padded(mine + i)];
-        }
     } else if (staged_per_subgroup) {
         ITEM_TYPE striped[VKC_ITEMS];
         fetch_striped(tile, striped);
         unstage_striped(striped, items);
     } else if (staged) {
-        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-            uint at = j * size + gl_LocalInvocationIndex; // striped: neighbours read neighbours
-            stage[padded(at)] = tile_base + at < params.count ? items_in[tile_base + at] : ITEM_IDENTITY;
-        }
-        barrier(); // the scan's first barrier orders these reads before the stores below
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = stage[padded(mine + i)];
-        }
+        // The work-group's transpose; the scan's first barrier orders these reads before the stores
+        // of the next tile.
+        uint part, all_lanes, index;
+        vkc_tile_part_workgroup(part, all_lanes, index);
+        TILE_IO(load_transposed)(tile_base, params.count, ITEM_IDENTITY, items, part, all_lanes, index, false);
     } else if (paired && base + 2u <= params.count) {
 #if ITEM_BYTES == 4
         uvec2 pair = pairs_in[base / 2u];
@@ -186,76 +160,33 @@ void load_items(uint tile, bool vector_tile, out ITEM_TYPE items[VKC_ITEMS]) {
         items[1] = from_bits(uvec2(pair.y, 0u), ITEM_TYPE(0));
 #endif
     } else {
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            items[i] = base + i < params.count ? items_in[base + i] : ITEM_IDENTITY;
-        }
+        TILE_IO(load_blocked)(tile_base, params.count, ITEM_IDENTITY, items);
     }
 }
 
 // The tile's items back to memory, the way load_items read them.
 void store_items(uint tile, bool vector_tile, ITEM_TYPE items[VKC_ITEMS]) {
-    const uint size = VKC_WORKGROUP_SIZE;
-    uint tile_base = tile * size * items_per_invocation;
-    uint mine = gl_LocalInvocationIndex * items_per_invocation;
-    uint base = tile_base + mine;
+    uint tile_base = tile * VKC_WORKGROUP_SIZE * items_per_invocation;
+    uint base = tile_base + gl_LocalInvocationIndex * items_per_invocation;
     if (vector_tile) {
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            stage[padded(mine + i)] = items[i];
-        }
-        subgroup_sync();
 #if ITEM_VEC_WIDTH > 1
-        uint first = (tile_base + segment) / ITEM_VEC_WIDTH;
-        [[unroll]] for (uint j = 0u; j < items_per_invocation / ITEM_VEC_WIDTH; ++j) {
-            uint v = j * lanes + lane;
-            ITEM_VEC x;
-            [[unroll]] for (uint c = 0u; c < ITEM_VEC_WIDTH; ++c) {
-                x[c] = stage[padded(segment + v * ITEM_VEC_WIDTH + c)];
-            }
-            vectors_out[first + v] = x;
-        }
+        TILE_IO(store_transposed_vectors)(tile_base, items, segment, lanes, lane, true);
 #endif
-        subgroup_sync(); // the next tile's loads rewrite this part of the stage
+        vkc_tile_sync(true); // the next tile's loads rewrite this part of the stage
     } else if (staged_per_subgroup) {
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            stage[padded(mine + i)] = items[i];
-        }
-        subgroup_sync();
-        if (tile_base + size * items_per_invocation <= params.count) { // uniform
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                uint at = segment + j * lanes + lane;
-                items_out[tile_base + at] = stage[padded(at)];
-            }
-        } else {
-            [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-                uint at = segment + j * lanes + lane;
-                if (tile_base + at < params.count) {
-                    items_out[tile_base + at] = stage[padded(at)];
-                }
-            }
-        }
-        subgroup_sync(); // the next tile's loads rewrite this part of the stage
+        TILE_IO(store_transposed)(tile_base, params.count, items, segment, lanes, lane, true);
+        vkc_tile_sync(true); // the next tile's loads rewrite this part of the stage
     } else if (staged) {
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            stage[padded(mine + i)] = items[i];
-        }
-        barrier();
-        [[unroll]] for (uint j = 0u; j < items_per_invocation; ++j) {
-            uint at = j * size + gl_LocalInvocationIndex;
-            if (tile_base + at < params.count) {
-                items_out[tile_base + at] = stage[padded(at)];
-            }
-        }
+        uint part, all_lanes, index;
+        vkc_tile_part_workgroup(part, all_lanes, index);
+        TILE_IO(store_transposed)(tile_base, params.count, items, part, all_lanes, index, false);
         barrier(); // the next tile's loads rewrite the stage, and its scan the scratch
     } else if (paired && base + 2u <= params.count) {
 #if ITEM_BYTES == 4
         pairs_out[base / 2u] = uvec2(to_bits(items[0]).x, to_bits(items[1]).x);
 #endif
     } else {
-        [[unroll]] for (uint i = 0u; i < items_per_invocation; ++i) {
-            if (base + i < params.count) {
-                items_out[base + i] = items[i];
-            }
-        }
+        TILE_IO(store_blocked)(tile_base, params.count, items);
     }
 }
 

@@ -20,8 +20,8 @@
 //                      reproducible scan: every value is combined in an order fixed by the sizes alone.
 //
 // This file declares the interface (bindings, push constants, specialization constants) and picks
-// the path; the building blocks are the headers under vkc/device/, included below in dependency
-// order. The numbers the host shares with it (modes, flags, scratch words, constant ids) come from
+// the path; the building blocks are its private headers in device_scan/ beside it, included below in
+// dependency order. The numbers the host shares with it (modes, flags, scratch words, constant ids) come from
 // vkc/contract.h.
 //
 // Forward progress: Vulkan promises none between work-groups, so a chunk never waits without bound.
@@ -30,7 +30,7 @@
 // FLAG_FORCE_FALLBACK makes every chunk do so for its predecessor without polling (a test setting).
 //
 // Bindings: 0 input items, 1 output items (may be the same memory: in place), 2 the scratch (uint
-// words; its layout: vkc/device/scratch.glsl), 3 an IndirectCount's buffer.
+// words; its layout: device_scan/scratch.glsl), 3 an IndirectCount's buffer.
 #include "vkc/contract.h"
 
 layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
@@ -61,7 +61,7 @@ layout(constant_id = VKC_SPEC_KERNEL) const uint compiled_path = PATH_ANY;
 #define VKC_ITEMS_ACTIVE items_per_invocation
 
 // Float min and max combine ordered integer keys (vkc_ordered in common.glsl): each item becomes its
-// key once, as it is first combined, and its bits again as it is written (vkc/device/tile_io.glsl),
+// key once, as it is first combined, and its bits again as it is written (device_scan/tile_io.glsl),
 // so tiles, look-back and statuses run integer min and max, not ordered compares at every step.
 // Exact like the float path: keys order every non-NaN float (-0 below +0), and a NaN reads as the
 // integer identity, written back as the float one (+INF for min, -INF for max). 64-bit keys need
@@ -169,12 +169,12 @@ void read_count_on_device() {
     barrier();
 }
 
-#include "vkc/device/scratch.glsl"
-#include "vkc/device/tile_io.glsl"
-#include "vkc/device/chunk_reduce.glsl"
-#include "vkc/device/look_back.glsl"
-#include "vkc/device/look_back_scan.glsl"
-#include "vkc/device/chunk_passes.glsl"
+#include "device_scan/scratch.glsl"
+#include "device_scan/tile_io.glsl"
+#include "device_scan/chunk_reduce.glsl"
+#include "device_scan/look_back.glsl"
+#include "device_scan/look_back_scan.glsl"
+#include "device_scan/chunk_passes.glsl"
 
 void main() {
     if (count_on_device) {

@@ -5,9 +5,9 @@
 // with subgroups) or one blocked tile, held in registers; a chunk of up to REGISTER_CHUNK_TILES
 // staged tiles held in registers; a longer chunk reduced, then read again and scanned
 // (scan_chunk_twice). scan_chunk_tiles also serves MODE_SCAN_CHUNKS. Used by
-// shaders/kernels/device_scan.comp, after vkc/device/look_back.glsl.
-#ifndef VKC_DEVICE_LOOK_BACK_SCAN_GLSL
-#define VKC_DEVICE_LOOK_BACK_SCAN_GLSL
+// shaders/kernels/device_scan.comp, after device_scan/look_back.glsl.
+#ifndef DEVICE_SCAN_LOOK_BACK_SCAN_GLSL
+#define DEVICE_SCAN_LOOK_BACK_SCAN_GLSL
 
 // Subgroup modules: each subgroup takes a contiguous part of the tile and walks it in rounds of one
 // vector a lane (neighbouring lanes, neighbouring vectors: every load and store coalesced, no

@@ -32,8 +32,8 @@
 // A status word is flag << 30 | 16 bits of the value, so 32-bit atomics carry flag and value
 // together: a reader that sees the same flag in every word of a chunk has a consistent value, with no
 // 64-bit atomics and no ordering between separate flag and value words.
-#ifndef VKC_DEVICE_SCRATCH_GLSL
-#define VKC_DEVICE_SCRATCH_GLSL
+#ifndef DEVICE_SCAN_SCRATCH_GLSL
+#define DEVICE_SCAN_SCRATCH_GLSL
 
 const uint STATE_TICKET = VKC_STATE_TICKET, STATE_FINISHED = VKC_STATE_FINISHED;
 const uint STATE_CARRY_0 = VKC_STATE_CARRY_0, STATE_CARRY_1 = VKC_STATE_CARRY_1;

@@ -4,9 +4,9 @@
 // predecessor a bounded number of times and then computing its total itself), look_back_first_round
 // (the first round alone, taken early by wide tiles), the prefetch while looking back, and
 // chunk_prefix (post the aggregate, look back, post the inclusive prefix). Used by the look-back scan
-// of shaders/kernels/device_scan.comp (MODE_SCAN), after vkc/device/chunk_reduce.glsl.
-#ifndef VKC_DEVICE_LOOK_BACK_GLSL
-#define VKC_DEVICE_LOOK_BACK_GLSL
+// of shaders/kernels/device_scan.comp (MODE_SCAN), after device_scan/chunk_reduce.glsl.
+#ifndef DEVICE_SCAN_LOOK_BACK_GLSL
+#define DEVICE_SCAN_LOOK_BACK_GLSL
 
 // Each round the last invocations read one predecessor's status each (invocation m the one at
 // distance size-1-m from the nearest chunk not yet folded, so that invocation order is chunk order),

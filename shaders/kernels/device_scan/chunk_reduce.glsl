@@ -3,9 +3,9 @@
 // Provides a chunk's tile range (first_tile_of, end_tile_of), reduce_chunk (the total of a chunk in
 // a fixed order), reduce_by_ticket (integer reduces: pieces drawn from a ticket) and
 // reduce_chunk_input (a full chunk's total, lean on registers, for the look-back's fallback). Used by
-// shaders/kernels/device_scan.comp's look-back scan and chunk passes, after vkc/device/tile_io.glsl.
-#ifndef VKC_DEVICE_CHUNK_REDUCE_GLSL
-#define VKC_DEVICE_CHUNK_REDUCE_GLSL
+// shaders/kernels/device_scan.comp's look-back scan and chunk passes, after device_scan/tile_io.glsl.
+#ifndef DEVICE_SCAN_CHUNK_REDUCE_GLSL
+#define DEVICE_SCAN_CHUNK_REDUCE_GLSL
 
 // A chunk's tiles: [first_tile_of(chunk), end_tile_of(chunk)); the last chunk may be short.
 uint first_tile_of(uint chunk) { return chunk * tiles_per_chunk(); }

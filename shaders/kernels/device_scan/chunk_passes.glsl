@@ -3,9 +3,9 @@
 // Provides reduce_chunks (each work-group posts its chunk's total; the last to finish folds the totals,
 // for the reduce, or turns them into exclusive prefixes, for the reproducible scan) and scan_chunks
 // (each chunk rescanned from its exclusive prefix). Every value is combined in an order fixed by the
-// sizes alone. Used by shaders/kernels/device_scan.comp, after vkc/device/look_back_scan.glsl.
-#ifndef VKC_DEVICE_CHUNK_PASSES_GLSL
-#define VKC_DEVICE_CHUNK_PASSES_GLSL
+// sizes alone. Used by shaders/kernels/device_scan.comp, after device_scan/look_back_scan.glsl.
+#ifndef DEVICE_SCAN_CHUNK_PASSES_GLSL
+#define DEVICE_SCAN_CHUNK_PASSES_GLSL
 
 // MODE_REDUCE and MODE_REDUCE_CHUNKS: each group posts its chunk's total (reduce_by_ticket: the total
 // of the pieces it drew) as a look-back status is posted (flag and value in the same words, at
