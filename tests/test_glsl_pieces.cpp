@@ -3,6 +3,7 @@
 #include "raw_kernel.hpp"
 #include "support.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -147,6 +148,65 @@ TEST_CASE("GLSL pieces: vkc/tile_io.glsl loads, stores and exchanges tiles in a 
                     for (bool partial : {false, true}) {
                         if (partial && full_tiles_only(mode)) continue;
                         check_tile_io(spirv, size, items, mode, partial, info.subgroup_size);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("GLSL pieces: vkc/look_back.glsl chains a single-pass scan in a kernel of its own") {
+    // tests/shaders/look_back_test.comp: an inclusive scan of uint items, a tile of size x 4 items a
+    // chunk. Windows of 1 (poll one predecessor at a time) to the work-group; spin limits that
+    // wait for posts, and 0 (the fallback whenever a predecessor is silent); the fallback forced for
+    // every chunk; in place. With LP_NUM_THREADS=1 (lavapipe.single_thread) no chunk ever sees its
+    // predecessor run: the fallback is what ends each look-back.
+    Context& ctx = context();
+    const DeviceInfo& info = ctx.info();
+    bool subgroups = any(info.features & Feature::subgroup_arithmetic) && preferred_path() == Path::subgroup;
+    struct Setting {
+        uint32_t window, spin_limit, flags;
+    };
+    const std::vector<Setting> settings = {{32, 1000, 0}, {1, 1000, 0}, {64, 0, 0}, {8, 4, 1}, {32, 16, 2}, {3, 0, 3}};
+    for (bool subgroup_build : {false, true}) {
+        if (subgroup_build && !subgroups) {
+            MESSAGE("the subgroup build of look_back_test is not run: the device has no subgroup arithmetic");
+            continue;
+        }
+        for (std::string op : {"add", "max"}) {
+            std::string spirv = test_shader_path(std::string("look_back_test_") +
+                                                 (subgroup_build ? "subgroup_" : "shared_") + op);
+            RawKernel kernel(ctx, spirv, 3, 16);
+            for (uint32_t size : {64u, 128u}) {
+                const uint32_t tile = size * 4;
+                for (uint32_t count : {1u, tile, 2 * tile + 1, 37 * tile - 5}) {
+                    for (const Setting& s : settings) {
+                        bool in_place = s.flags & 2;
+                        uint32_t chunks = (count + tile - 1) / tile;
+                        std::mt19937 random(count * 7 + size + s.window);
+                        std::vector<uint32_t> input(count);
+                        // add: small values, so that sums pass 16 bits (both status words) and wrap
+                        for (uint32_t& x : input) x = op == "add" ? random() % 100000 : random();
+                        std::vector<uint32_t> want(count);
+                        for (uint32_t k = 0; k < count; ++k) {
+                            want[k] = k == 0 ? input[0] : op == "add" ? want[k - 1] + input[k] : std::max(want[k - 1], input[k]);
+                        }
+                        std::vector<uint32_t> state(1 + 2 * chunks, 0);
+                        Buffer in = ctx.create_buffer(count * 4ull), out = ctx.create_buffer(count * 4ull),
+                               status = ctx.create_buffer(state.size() * 4);
+                        ctx.upload(in, input.data(), count * 4ull);
+                        ctx.upload(status, state.data(), state.size() * 4);
+                        uint32_t push[4] = {count, s.window, s.spin_limit, s.flags};
+                        uint64_t messages = ctx.validation_messages();
+                        kernel.run({size, ctx.subgroups_packed({size}) ? 1u : 0u}, {&in, in_place ? &in : &out, &status},
+                                   push, chunks);
+                        CHECK(ctx.validation_messages() == messages);
+                        std::vector<uint32_t> got(count);
+                        ctx.download(in_place ? in : out, got.data(), count * 4ull);
+                        size_t first_wrong = std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin();
+                        INFO(op, subgroup_build ? std::string(" subgroup") : std::string(" shared"), " build, work-group ", size, ", count ", count,
+                             ", window ", s.window, ", spin limit ", s.spin_limit, ", flags ", s.flags);
+                        CHECK_MESSAGE(first_wrong == count, "item ", first_wrong, " is wrong");
                     }
                 }
             }

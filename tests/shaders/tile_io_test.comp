@@ -22,6 +22,9 @@ layout(push_constant, std430) uniform Params {
 const uint CONVERT = 0x5a5a0000u; // FROM_MEMORY and TO_MEMORY: x ^ CONVERT (their own inverse)
 const uint OOB = 0xdeadbeefu;
 
+// The stage for the largest work-group the test runs (96 x 8): Mesa 22 sizes shared arrays before
+// specialization, from the work-group size's default (1).
+#define VKC_TILE_STAGE_ITEMS 768u
 #define VKC_TYPE uint
 #define VKC_ITEMS 8
 #define VKC_ITEMS_ACTIVE items_per_invocation

@@ -363,9 +363,7 @@ void scan_look_back() {
         ticket = chunk;
         ticket_parity = parity;
         other_dirty = parity == 0u ? dirty1 : dirty0;
-        for (uint k = 0u; k < 3u; ++k) {
-            window_cut[k] = VKC_WORKGROUP_SIZE;
-        }
+        reset_look_back();
     }
     barrier();
     uint chunk = ticket;

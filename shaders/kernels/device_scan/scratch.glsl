@@ -49,6 +49,7 @@ const uint STATUS_WORDS = VKC_STATUS_WORDS(ITEM_BYTES);
 // first STATUS_WORDS used: chunks in flight post to sectors of their own while successors poll them.
 // Packed, neighbours' posts and polls would meet in the same sectors.
 const uint STATUS_SLOT = VKC_STATUS_SLOT_WORDS;
+// vkc/look_back.glsl's VKC_STATUS_NONE, _AGGREGATE and _PREFIX, which it reads and posts here.
 const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
 // Reduce's chunk totals (and the reproducible scan's): a flag no look-back posts, since the totals
 // share words with the status array a look-back scan leaves posted for the next one to zero.
