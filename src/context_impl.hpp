@@ -26,18 +26,6 @@ inline void check(VkResult result, const char* what) {
 // Throws Error naming `what` where [offset, offset + bytes) does not lie within the Buffer.
 void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what);
 
-// Items a kernel moves in one vector load (the vec_width column of include/vkc/types.def).
-// clang-format off
-inline uint32_t vector_width(Type t) {
-    switch (t) {
-#define VKC_TYPE(enumerator, value, name, type_class, opencl, bytes, glsl, glsl_vec, vec_width, ...) \
-    case Type::enumerator: return vec_width;
-#include "vkc/types.def"
-    }
-    return 1;
-}
-// clang-format on
-
 // The Vulkan device and instance a Context works on, with their function tables. Buffers and plans
 // hold it too, so it lives until the last of them is gone, whatever order the caller destroys them in.
 struct DeviceCore {
