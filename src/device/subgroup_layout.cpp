@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
+#include "device/device_state.hpp"
 #include "device/instance.hpp"
+#include "submit/context_state.hpp"
 #include "tuning/scan_tuning.hpp"
 
 namespace vkc {
@@ -56,9 +58,9 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
         total = (total + align - 1) / align * align;
     }
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    Buffer out = make_buffer(total, visible, visible);
+    Buffer out = memory.make_buffer(total, visible, visible);
     std::vector<VkPipeline> pipelines_used;
-    for (const WorkgroupShape& s : shapes) pipelines_used.push_back(pipeline(*probe, s, false, 1, false));
+    for (const WorkgroupShape& s : shapes) pipelines_used.push_back(pipelines.pipeline(*probe, s, false, 1, false));
 
     ProbeObjects o{vk, device, allocator};
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -80,7 +82,7 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
     check(vk.vkCreateDescriptorPool(device, &dp, allocator, &o.descriptors), "vkCreateDescriptorPool");
-    std::vector<VkDescriptorSetLayout> layouts(sets, set_layout);
+    std::vector<VkDescriptorSetLayout> layouts(sets, pipelines.set_layout);
     std::vector<VkDescriptorSet> set_list(sets);
     VkDescriptorSetAllocateInfo da{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     da.descriptorPool = o.descriptors;
@@ -109,10 +111,10 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
         params.count = uint32_t(n + 1);
         params.group_count = 1;
         vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_used[i]);
-        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout, 0, 1, &set_list[i], 0,
-                                   nullptr);
-        vk.vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes,
-                              &params);
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.pipeline_layout, 0, 1, &set_list[i],
+                                   0, nullptr);
+        vk.vkCmdPushConstants(cmd, pipelines.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                              module_push_constant_bytes, &params);
         vk.vkCmdDispatch(cmd, 1, 1, 1);
     }
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -134,7 +136,8 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
     for (size_t i = 0; i < shapes.size(); ++i) {
         uint64_t n = shapes[i].size();
         std::vector<uint32_t> place(n);
-        std::memcpy(place.data(), static_cast<const char*>(out.mapped_) + offsets[i], n * sizeof(uint32_t));
+        std::memcpy(place.data(), static_cast<const char*>(DeviceMemory::mapped(out)) + offsets[i],
+                    n * sizeof(uint32_t));
         bool in_order = true;
         for (uint32_t k = 0; k < n; ++k) in_order = in_order && place[k] == k;
         packed[i] = in_order;
@@ -174,13 +177,13 @@ SubgroupLayout DeviceState::probe_layout(VkQueue queue, uint32_t family) {
     return layout;
 }
 
-bool DeviceState::subgroups_packed(const WorkgroupShape& s) {
+// A Context's probe, on its own command buffer, as its other work.
+bool ContextState::subgroups_packed(const WorkgroupShape& s) {
     auto key = std::make_tuple(s.x, s.y, s.z);
-    if (auto it = packed_shapes.find(key); it != packed_shapes.end()) return it->second;
-    if (s.y == 1 && s.z == 1 && layout.is_packed(s.x)) return true;
-    // On the Context's own command buffer, as its other work.
+    if (auto it = dev.packed_shapes.find(key); it != dev.packed_shapes.end()) return it->second;
+    if (s.y == 1 && s.z == 1 && dev.layout.is_packed(s.x)) return true;
     bool packed = false;
-    if (any(info.features & Feature::subgroup_basic)) {
+    if (any(dev.info.features & Feature::subgroup_basic)) {
         const ModuleInfo* probe = nullptr;
         for (const ModuleInfo& m : modules()) {
             if (m.collective == Collective::layout_probe) probe = &m;
@@ -189,17 +192,17 @@ bool DeviceState::subgroups_packed(const WorkgroupShape& s) {
         uint64_t n = s.size();
         const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        Buffer out = make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
+        Buffer out = dev.memory.make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
         ModuleParams params{};
         params.count = uint32_t(n + 1);
         params.group_count = 1;
         dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
         std::vector<uint32_t> place(n + 1);
-        std::memcpy(place.data(), out.mapped_, out.size());
+        std::memcpy(place.data(), DeviceMemory::mapped(out), out.size());
         packed = true;
         for (uint32_t i = 0; i < n; ++i) packed = packed && place[i] == i;
     }
-    packed_shapes[key] = packed;
+    dev.packed_shapes[key] = packed;
     return packed;
 }
 
@@ -215,6 +218,6 @@ SubgroupLayout Device::probe_subgroup_layout(VkQueue queue, uint32_t queue_famil
     return state_->probe_layout(queue, queue_family);
 }
 
-bool Context::subgroups_packed(const WorkgroupShape& s) { return impl()->subgroups_packed(s); }
+bool Context::subgroups_packed(const WorkgroupShape& s) { return state_->subgroups_packed(s); }
 
 } // namespace vkc
