@@ -23,6 +23,26 @@ bool SubgroupLayout::is_packed(uint32_t size) const {
 }
 
 namespace {
+const ModuleInfo& layout_probe_module() {
+    const ModuleInfo* probe = nullptr;
+    for (const ModuleInfo& m : modules()) {
+        if (m.collective == Collective::layout_probe) probe = &m;
+    }
+    if (!probe) throw Error("the layout probe module is missing from the build");
+    return *probe;
+}
+
+// Whether the probe's output for a work-group of n invocations (at `place`: the local index each
+// subgroup position holds) is in local-index order, so that subgroups are packed.
+bool in_local_index_order(const void* place, uint64_t n) {
+    std::vector<uint32_t> words(n);
+    std::memcpy(words.data(), place, n * sizeof(uint32_t));
+    for (uint64_t k = 0; k < n; ++k) {
+        if (words[k] != k) return false;
+    }
+    return true;
+}
+
 // The temporary objects of one probe submission, destroyed however it ends.
 struct ProbeObjects {
     const DeviceTable& vk;
@@ -43,11 +63,7 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
                                             uint32_t family) {
     std::vector<bool> packed(shapes.size(), false);
     if (!any(info.features & Feature::subgroup_basic) || shapes.empty()) return packed;
-    const ModuleInfo* probe = nullptr;
-    for (const ModuleInfo& m : modules()) {
-        if (m.collective == Collective::layout_probe) probe = &m;
-    }
-    if (!probe) throw Error("the layout probe module is missing from the build");
+    const ModuleInfo& probe = layout_probe_module();
     // One host-visible buffer, so the answers are read without a staged copy; a range per shape.
     const uint64_t align = std::max<uint64_t>(16, info.min_storage_buffer_offset_alignment);
     std::vector<uint64_t> offsets(shapes.size());
@@ -60,7 +76,7 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     Buffer out = memory.make_buffer(total, visible, visible);
     std::vector<VkPipeline> pipelines_used;
-    for (const WorkgroupShape& s : shapes) pipelines_used.push_back(pipelines.pipeline(*probe, s, false, 1, false));
+    for (const WorkgroupShape& s : shapes) pipelines_used.push_back(pipelines.pipeline(probe, s, false, 1, false));
 
     ProbeObjects o{vk, device, allocator};
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -133,15 +149,8 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
     if (r == VK_TIMEOUT) throw Error("the device did not finish the subgroup layout probe within 300 s");
     check(r, "vkWaitForFences");
 
-    for (size_t i = 0; i < shapes.size(); ++i) {
-        uint64_t n = shapes[i].size();
-        std::vector<uint32_t> place(n);
-        std::memcpy(place.data(), static_cast<const char*>(DeviceMemory::mapped(out)) + offsets[i],
-                    n * sizeof(uint32_t));
-        bool in_order = true;
-        for (uint32_t k = 0; k < n; ++k) in_order = in_order && place[k] == k;
-        packed[i] = in_order;
-    }
+    const char* mapped = static_cast<const char*>(DeviceMemory::mapped(out));
+    for (size_t i = 0; i < shapes.size(); ++i) packed[i] = in_local_index_order(mapped + offsets[i], shapes[i].size());
     return packed;
 }
 
@@ -184,11 +193,7 @@ bool ContextState::subgroups_packed(const WorkgroupShape& s) {
     if (s.y == 1 && s.z == 1 && dev.layout.is_packed(s.x)) return true;
     bool packed = false;
     if (any(dev.info.features & Feature::subgroup_basic)) {
-        const ModuleInfo* probe = nullptr;
-        for (const ModuleInfo& m : modules()) {
-            if (m.collective == Collective::layout_probe) probe = &m;
-        }
-        if (!probe) throw Error("the layout probe module is missing from the build");
+        const ModuleInfo& probe = layout_probe_module();
         uint64_t n = s.size();
         const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -196,11 +201,8 @@ bool ContextState::subgroups_packed(const WorkgroupShape& s) {
         ModuleParams params{};
         params.count = uint32_t(n + 1);
         params.group_count = 1;
-        dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
-        std::vector<uint32_t> place(n + 1);
-        std::memcpy(place.data(), DeviceMemory::mapped(out), out.size());
-        packed = true;
-        for (uint32_t i = 0; i < n; ++i) packed = packed && place[i] == i;
+        dispatch({&probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
+        packed = in_local_index_order(DeviceMemory::mapped(out), n);
     }
     dev.packed_shapes[key] = packed;
     return packed;
