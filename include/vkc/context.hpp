@@ -106,7 +106,7 @@ public:
 
 private:
     friend class Context;
-    friend struct DeviceState;
+    friend struct DeviceMemory; // private (src/device/memory.hpp): makes and checks Buffers
     std::shared_ptr<DeviceCore> owner_;
     VkBuffer buffer_ = nullptr;
     VkDeviceMemory memory_ = nullptr;
@@ -154,6 +154,8 @@ struct BlockRequest {
     // lacks what they need) or shared_memory (the raking scan, CUB's BLOCK_SCAN_RAKING).
     Path algorithm = Path::subgroup;
 };
+
+struct ContextState; // private (src/submit/context_state.hpp)
 
 // Holds a Device (device()): plans, tiles and scratch sizes are asked of it. Its waiting calls probe
 // the subgroup layout of each work-group size they use on its queue, and plans made afterwards use
@@ -274,7 +276,7 @@ public:
 
 private:
     Device device_;
-    DeviceState* impl() const { return device_.state_.get(); } // src/context_impl.hpp
+    std::unique_ptr<ContextState> state_; // its queue, command buffer, fence, timing and scratch
 };
 
 VKC_API_END

@@ -119,7 +119,7 @@ struct DeviceCreateInfo {
     Feature hide_features = Feature::none;
 };
 
-struct DeviceState; // private (src/context_impl.hpp)
+struct DeviceState; // private (src/device/device_state.hpp)
 
 class Context;
 

@@ -2,25 +2,28 @@
 #include <algorithm>
 #include <string>
 
-#include "context_impl.hpp"
+#include "device/device_state.hpp"
+#include "device/memory.hpp"
+#include "submit/context_state.hpp"
 #include "tuning/block_tuning.hpp"
 #include "vkc/contract.h"
 
 namespace vkc {
 
 void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Buffer* record) {
+    const DeviceState& dev = *device_.state_;
     const WorkgroupShape& s = r.shape;
-    impl()->check_shape(s);
+    dev.check_shape(s);
     if (!is_block(r.collective)) throw Error(std::string(name(r.collective)) + " takes a WorkgroupRequest");
-    impl()->check_buffer(input, "the input");
-    impl()->check_buffer(output, "the output");
-    if (record) impl()->check_buffer(*record, "the record");
+    dev.memory.check_buffer(input, "the input");
+    dev.memory.check_buffer(output, "the output");
+    if (record) dev.memory.check_buffer(*record, "the record");
     if (r.items_per_invocation < 1 || r.items_per_invocation > 16) {
         throw Error("items_per_invocation " + std::to_string(r.items_per_invocation) + " is outside 1 to 16");
     }
     if (r.tiles_per_group < 1) throw Error("tiles_per_group is 0; each work-group needs at least one tile");
-    const ModuleInfo& m = impl()->select_module(r.collective, r.type, r.op, r.algorithm);
-    uint64_t bytes = impl()->check_module_use(m, s, r.count, input, output);
+    const ModuleInfo& m = dev.select_module(r.collective, r.type, r.op, r.algorithm);
+    uint64_t bytes = dev.check_module_use(m, s, r.count, input, output);
     uint64_t tile = s.size() * r.items_per_invocation;
     uint64_t tiles = (r.count + tile - 1) / tile;
     uint64_t groups = (tiles + r.tiles_per_group - 1) / r.tiles_per_group;
@@ -42,10 +45,10 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
     params.seed[2] = 0x9e3779b9u; // junk for every invocation but the first: a running prefix must ignore it
     params.seed[3] = 0x7f4a7c15u;
     uint32_t grid_x, grid_y;
-    impl()->grid_for(groups, grid_x, grid_y);
+    dev.grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
     BlockMovement move = choose_block_movement(m.type, uint32_t(s.size()), r.items_per_invocation, r.tiles_per_group);
-    impl()->dispatch({&m, s, packed, r.items_per_invocation, move.staged, &params, &input, &output, record, bytes,
+    state_->dispatch({&m, s, packed, r.items_per_invocation, move.staged, &params, &input, &output, record, bytes,
                       record_bytes, grid_x, grid_y, params.flags | move.batch << VKC_BLOCK_BATCH_SHIFT});
 }
 

@@ -4,7 +4,10 @@
 #include <cstring>
 #include <string>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
+#include "device/device_state.hpp"
+#include "device/memory.hpp"
+#include "submit/context_state.hpp"
 
 namespace vkc {
 
@@ -115,18 +118,19 @@ void DeviceState::grid_for(uint64_t groups, uint32_t& x, uint32_t& y) const {
 }
 
 void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output) {
+    const DeviceState& dev = *device_.state_;
     const WorkgroupShape& s = r.shape;
-    impl()->check_shape(s);
+    dev.check_shape(s);
     (void)name(r.collective); // an invalid value is an Error
     if (is_block(r.collective)) throw Error("block collectives take a BlockRequest");
     if (r.collective == Collective::device_scan || r.collective == Collective::layout_probe) {
         throw Error(std::string(name(r.collective)) +
                     " is internal to the runtime: use Context::scan / reduce or subgroups_packed");
     }
-    impl()->check_buffer(input, "the input");
-    impl()->check_buffer(output, "the output");
-    const ModuleInfo& m = impl()->select_module(r.collective, r.type, r.op, Path::subgroup);
-    uint64_t bytes = impl()->check_module_use(m, s, r.count, input, output);
+    dev.memory.check_buffer(input, "the input");
+    dev.memory.check_buffer(output, "the output");
+    const ModuleInfo& m = dev.select_module(r.collective, r.type, r.op, Path::subgroup);
+    uint64_t bytes = dev.check_module_use(m, s, r.count, input, output);
     uint64_t per_group = s.size();
     if (r.collective == Collective::copy || r.collective == Collective::read) {
         if (r.count % 4) throw Error("copy and read move 16 bytes per invocation: count must be a multiple of 4");
@@ -157,18 +161,19 @@ void Context::run(const WorkgroupRequest& r, const Buffer& input, Buffer& output
         for (int i = 0; i < 3; ++i) params.source[i] = src.id[i];
     }
     uint32_t grid_x, grid_y;
-    impl()->grid_for(groups, grid_x, grid_y);
+    dev.grid_for(groups, grid_x, grid_y);
     bool packed = m.path == Path::subgroup && subgroups_packed(s);
-    impl()->dispatch({&m, s, packed, 1, false, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
+    state_->dispatch({&m, s, packed, 1, false, &params, &input, &output, nullptr, bytes, 0, grid_x, grid_y});
 }
 
-void DeviceState::dispatch(const Dispatch& d) {
-    VkPipeline p = pipeline(*d.module, d.shape, d.packed, d.items, d.staged, d.kernel_constant);
+void ContextState::dispatch(const Dispatch& d) {
+    Pipelines& pipelines = dev.pipelines;
+    VkPipeline p = pipelines.pipeline(*d.module, d.shape, d.packed, d.items, d.staged, d.kernel_constant);
     check(vk.vkResetDescriptorPool(device, descriptor_pool, 0), "vkResetDescriptorPool");
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     a.descriptorPool = descriptor_pool;
     a.descriptorSetCount = 1;
-    a.pSetLayouts = &set_layout;
+    a.pSetLayouts = &pipelines.set_layout;
     VkDescriptorSet set = VK_NULL_HANDLE;
     check(vk.vkAllocateDescriptorSets(device, &a, &set), "vkAllocateDescriptorSets");
     // Binding 2 gets the output when there is no record: the layout has it, the shader writes it only
@@ -196,8 +201,8 @@ void DeviceState::dispatch(const Dispatch& d) {
     vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, nullptr, 0, nullptr);
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p);
-    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout, 0, 1, &set, 0, nullptr);
-    vk.vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes,
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.pipeline_layout, 0, 1, &set, 0, nullptr);
+    vk.vkCmdPushConstants(cmd, pipelines.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes,
                           d.push_constants);
     timed([&] { vk.vkCmdDispatch(cmd, d.grid_x, d.grid_y, 1); });
     finish_timed();

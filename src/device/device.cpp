@@ -1,8 +1,9 @@
-// vkc::Device, the front door: a DeviceState made from the engine's device, and what an engine
-// records with it. A Context (src/context.cpp) holds one, made on its own device or an adopted one.
+// vkc::Device, the front door: a DeviceState (device/device_state.hpp) made from the engine's device,
+// and what an engine records with it. A Context (src/context.cpp) holds one, made on its own device or
+// an adopted one.
 #include <utility>
 
-#include "context_impl.hpp"
+#include "device/device_state.hpp"
 
 namespace vkc {
 
@@ -55,7 +56,7 @@ ScanPlan Device::plan_reduce(Type type, Op op, const IndirectCount& count, const
                              const BufferRange& result, const BufferRange& scratch, const ScanOptions& o) {
     return state_->make_plan(true, type, op, count.max_count, input, result, scratch, o, false, 0, &count);
 }
-VkPipelineCache Device::vk_pipeline_cache() const { return state_->pipeline_cache; }
-std::vector<uint8_t> Device::pipeline_cache_data() const { return state_->pipeline_cache_data(); }
+VkPipelineCache Device::vk_pipeline_cache() const { return state_->pipelines.pipeline_cache; }
+std::vector<uint8_t> Device::pipeline_cache_data() const { return state_->pipelines.pipeline_cache_data(); }
 
 } // namespace vkc

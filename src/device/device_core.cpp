@@ -2,7 +2,7 @@
 // callbacks every object is created with.
 #include <cstdlib>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
 
 namespace vkc {
 

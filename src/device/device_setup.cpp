@@ -1,33 +1,37 @@
 // Making a Device (on an engine's device, without a queue) or a Context's device (its own, or an
-// engine's with a queue), the objects every pipeline uses (descriptor and pipeline layouts, the
-// pipeline cache) and a Context's submission objects; and tearing them down.
+// engine's with a queue), and the objects every pipeline uses (descriptor and pipeline layouts, the
+// pipeline cache); and tearing them down. A Context's own submission objects are
+// src/submit/context_state.hpp's.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
-#include "environment.hpp"
+#include "device/device_core.hpp"
+#include "device/device_state.hpp"
 #include "device/instance.hpp"
+#include "environment.hpp"
 
 namespace vkc {
 
-void DeviceState::create(const ContextOptions& opts) {
+DeviceQueue DeviceState::create(const ContextOptions& opts) {
     options = opts;
     options.validation = opts.validation || environment::validation();
     options.shared_memory_only = opts.shared_memory_only || environment::shared_memory_only();
     core = std::make_shared<DeviceCore>();
     if (opts.allocator) core->use_allocator(*opts.allocator);
     allocator = core->allocator;
-    has_queue = true;
+    DeviceQueue queue;
     if (opts.adopt.device) {
         if (!opts.adopt.queue) throw Error("ContextOptions::adopt: queue is VK_NULL_HANDLE");
-        adopt_device(opts.adopt, "ContextOptions::adopt: ");
+        queue = adopt_device(opts.adopt, "ContextOptions::adopt: ");
     } else {
-        create_device();
+        queue = create_device();
     }
     info.features = info.features & ~options.hide_features;
     set_up_device_objects();
+    return queue;
 }
 
 void DeviceState::create(const DeviceCreateInfo& c) {
@@ -50,7 +54,7 @@ void DeviceState::create(const DeviceCreateInfo& c) {
     set_up_device_objects();
 }
 
-void DeviceState::adopt_device(const AdoptedDevice& a, const char* origin) {
+DeviceQueue DeviceState::adopt_device(const AdoptedDevice& a, const char* origin) {
     auto require = [origin](bool ok, const char* what) {
         if (!ok) throw Error(std::string(origin) + what);
     };
@@ -58,7 +62,7 @@ void DeviceState::adopt_device(const AdoptedDevice& a, const char* origin) {
     require(a.physical_device, "physical_device is VK_NULL_HANDLE");
     require(a.device, "device is VK_NULL_HANDLE");
     Feature enabled = enabled_features_of(a.enabled_features);
-    core->adopted = adopted = true;
+    core->adopted = true;
     core->vki.load_global(a.get_instance_proc_addr ? a.get_instance_proc_addr : core->loader.open());
     core->vki.load_instance(a.instance);
     vki = core->vki;
@@ -70,19 +74,21 @@ void DeviceState::adopt_device(const AdoptedDevice& a, const char* origin) {
     info = describe(vki, physical, uint32_t(found - list.begin()));
     require_vulkan_1_1(info);
     info.features = (info.features & ~optional_device_features) | (info.features & enabled);
+    DeviceQueue queue;
     if (a.queue) {
         auto families = queue_families(vki, physical);
         require(a.queue_family < families.size(), "queue_family is not one of the device's queue families");
         require(families[a.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT, "queue_family has no compute");
-        queue_family = a.queue_family;
-        queue = a.queue;
+        queue.family = a.queue_family;
+        queue.queue = a.queue;
     }
     core->device = device = a.device;
     core->vk.load(vki.vkGetDeviceProcAddr, device);
     vk = core->vk;
+    return queue;
 }
 
-void DeviceState::create_device() {
+DeviceQueue DeviceState::create_device() {
     core->vki.load_global(core->loader.open());
     core->instance = instance = create_instance(core->vki, options.validation, validation_on, allocator);
     core->vki.load_instance(instance);
@@ -109,10 +115,11 @@ void DeviceState::create_device() {
     api_version = std::min(info.api_version, instance_api_version(vki));
 
     auto families = queue_families(vki, physical);
+    DeviceQueue queue;
     bool found = false;
     for (uint32_t i = 0; i < families.size() && !found; ++i) {
         if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            queue_family = i;
+            queue.family = i;
             found = true;
         }
     }
@@ -131,12 +138,12 @@ void DeviceState::create_device() {
                        chain.storage16.storageBuffer16BitAccess};
     chain.float16 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, chain.float16.pNext,
                      chain.float16.shaderFloat16, chain.float16.shaderInt8};
-    statistics = chain.executable_info.pipelineExecutableInfo == VK_TRUE;
-    memory_budget = chain.memory_budget;
+    pipelines.statistics = chain.executable_info.pipelineExecutableInfo == VK_TRUE;
+    memory.budget = chain.memory_budget;
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    q.queueFamilyIndex = queue_family;
+    q.queueFamilyIndex = queue.family;
     q.queueCount = 1;
     q.pQueuePriorities = &priority;
     VkDeviceCreateInfo d{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
@@ -149,84 +156,29 @@ void DeviceState::create_device() {
     core->device = device;
     core->vk.load(vki.vkGetDeviceProcAddr, device);
     vk = core->vk;
-    vk.vkGetDeviceQueue(device, queue_family, 0, &queue);
+    vk.vkGetDeviceQueue(device, queue.family, 0, &queue.queue);
+    return queue;
 }
 
-// The objects of a Device (layouts, pipeline cache) and, with a queue, of a Context.
+// The objects of a Device: its memory's properties, the layouts and the pipeline cache.
 void DeviceState::set_up_device_objects() {
-    vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
-    if (has_queue) set_up_submission();
-
-    // One layout serves every module (see include/vkc/modules.hpp).
-    VkDescriptorSetLayoutBinding bindings[module_max_bindings] = {};
-    for (uint32_t i = 0; i < module_max_bindings; ++i) {
-        bindings[i].binding = i;
-        bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        bindings[i].descriptorCount = 1;
-        bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-    }
-    VkDescriptorSetLayoutCreateInfo sl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    sl.bindingCount = module_max_bindings;
-    sl.pBindings = bindings;
-    check(vk.vkCreateDescriptorSetLayout(device, &sl, allocator, &set_layout), "vkCreateDescriptorSetLayout");
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes};
-    VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pl.setLayoutCount = 1;
-    pl.pSetLayouts = &set_layout;
-    pl.pushConstantRangeCount = 1;
-    pl.pPushConstantRanges = &range;
-    check(vk.vkCreatePipelineLayout(device, &pl, allocator, &pipeline_layout), "vkCreatePipelineLayout");
-    if (has_queue) { // a Context's dispatches
-        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings};
-        VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-        dp.maxSets = 1;
-        dp.poolSizeCount = 1;
-        dp.pPoolSizes = &size;
-        check(vk.vkCreateDescriptorPool(device, &dp, allocator, &descriptor_pool), "vkCreateDescriptorPool");
-    }
-    create_pipeline_cache();
+    memory.set_up(core, physical, info.max_memory_allocation_size);
+    for (uint32_t i = 0; i < 3; ++i) pipelines.denorm_preserve[i] = keeps_denormals(16u << i);
+    pipelines.set_up(*core, options);
 }
 
-// A Context's command buffer and fence on its queue's family, and its timestamps.
-void DeviceState::set_up_submission() {
-    VkPhysicalDeviceProperties base{};
-    vki.vkGetPhysicalDeviceProperties(physical, &base);
-    timestamp_period_ns = queue_families(vki, physical)[queue_family].timestampValidBits ? base.limits.timestampPeriod
-                                                                                         : 0;
-    VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    p.queueFamilyIndex = queue_family;
-    check(vk.vkCreateCommandPool(device, &p, allocator, &pool), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    a.commandPool = pool;
-    a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    a.commandBufferCount = 1;
-    check(vk.vkAllocateCommandBuffers(device, &a, &cmd), "vkAllocateCommandBuffers");
-    VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    check(vk.vkCreateFence(device, &f, allocator, &fence), "vkCreateFence");
+// Float controls are core from Vulkan 1.2; earlier devices would need VK_KHR_shader_float_controls.
+bool DeviceState::keeps_denormals(uint32_t width) const {
+    int index = width == 16 ? 0 : width == 32 ? 1 : 2;
+    return api_version >= VK_API_VERSION_1_2 && info.float_controls_known && info.denorm_preserve[index];
 }
 
 void DeviceState::destroy() {
-    if (device) {
-        // An adopted device is not waited on as a whole: its other queues are the engine's (and
-        // vkDeviceWaitIdle would need them all externally synchronised). The Context's own
-        // submissions were each waited for; the caller's command buffers are the caller's to finish.
-        if (!adopted) vk.vkDeviceWaitIdle(device);
-        scratch = Buffer();
-        for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, allocator);
-        for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, allocator);
-        vk.vkDestroyDescriptorPool(device, descriptor_pool, allocator);
-        if (timestamps) vk.vkDestroyQueryPool(device, timestamps, allocator);
-        vk.vkDestroyPipelineLayout(device, pipeline_layout, allocator);
-        vk.vkDestroyDescriptorSetLayout(device, set_layout, allocator);
-        vk.vkDestroyFence(device, fence, allocator);
-        vk.vkDestroyCommandPool(device, pool, allocator);
-        if (pipeline_cache && own_pipeline_cache) {
-            save_pipeline_cache();
-            vk.vkDestroyPipelineCache(device, pipeline_cache, allocator);
-        }
-    }
+    // A Context's own submissions were each waited for, and its ContextState, destroyed first, waited
+    // for its device; the caller's command buffers are the caller's to finish.
+    if (device) pipelines.destroy();
     if (core) core->context_alive = false;
+    memory.core.reset();
     core.reset(); // the device goes with the last Buffer or plan that holds it
 }
 

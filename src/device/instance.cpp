@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
-#include "environment.hpp"
+#include "device/device_core.hpp"
 #include "device/instance.hpp"
 #include "environment.hpp"
 

@@ -18,7 +18,7 @@ struct DeviceFeatureChain {
     VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures extended{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
     VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
-    // Only with VKC_PIPELINE_STATS=1 (a diagnostic for kernel work, see Impl::report_statistics).
+    // Only with VKC_PIPELINE_STATS=1 (a diagnostic for kernel work, see Pipelines::report_statistics).
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     std::vector<const char*> extensions; // device extensions these structs need on a Vulkan 1.1 device

@@ -4,25 +4,39 @@
 #include <string>
 #include <utility>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
+#include "device/device_state.hpp"
+#include "device/memory.hpp"
+#include "submit/context_state.hpp"
 
 namespace vkc {
 
-uint32_t DeviceState::memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const {
-    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
-        VkMemoryPropertyFlags flags = memory.memoryTypes[i].propertyFlags;
+void DeviceMemory::set_up(std::shared_ptr<DeviceCore> device, VkPhysicalDevice physical_device,
+                          uint64_t max_allocation) {
+    core = std::move(device);
+    physical = physical_device;
+    max_allocation_size = max_allocation;
+    core->vki.vkGetPhysicalDeviceMemoryProperties(physical, &properties);
+}
+
+uint32_t DeviceMemory::memory_type(uint32_t allowed, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const {
+    for (uint32_t i = 0; i < properties.memoryTypeCount; ++i) {
+        VkMemoryPropertyFlags flags = properties.memoryTypes[i].propertyFlags;
         if ((allowed & (1u << i)) && (flags & want) == want && !(flags & avoid)) return i;
     }
     return UINT32_MAX;
 }
 
-Buffer DeviceState::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags fallback) {
+Buffer DeviceMemory::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred,
+                                 VkMemoryPropertyFlags fallback) const {
     if (bytes == 0) throw Error("buffer size 0: a buffer needs at least one byte");
-    if (info.max_memory_allocation_size && bytes > info.max_memory_allocation_size) {
+    if (max_allocation_size && bytes > max_allocation_size) {
         throw Error("a buffer of " + std::to_string(bytes) +
-                    " bytes exceeds the device limit maxMemoryAllocationSize = " +
-                    std::to_string(info.max_memory_allocation_size));
+                    " bytes exceeds the device limit maxMemoryAllocationSize = " + std::to_string(max_allocation_size));
     }
+    const DeviceTable& vk = core->vk;
+    VkDevice device = core->device;
+    const VkAllocationCallbacks* allocator = core->allocator;
     Buffer b;
     b.owner_ = core;
     b.size_ = bytes;
@@ -48,7 +62,7 @@ Buffer DeviceState::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred,
     }
     check(r, "vkAllocateMemory");
     check(vk.vkBindBufferMemory(device, b.buffer_, b.memory_, 0), "vkBindBufferMemory");
-    VkMemoryPropertyFlags flags = memory.memoryTypes[type].propertyFlags;
+    VkMemoryPropertyFlags flags = properties.memoryTypes[type].propertyFlags;
     const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     if ((flags & mappable) == mappable) {
         check(vk.vkMapMemory(device, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_), "vkMapMemory");
@@ -56,14 +70,14 @@ Buffer DeviceState::make_buffer(uint64_t bytes, VkMemoryPropertyFlags preferred,
     return b;
 }
 
-void DeviceState::check_budget(uint32_t type, uint64_t bytes) const {
-    if (!memory_budget) return;
-    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
-    VkPhysicalDeviceMemoryProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
-    properties.pNext = &budget;
-    vki.vkGetPhysicalDeviceMemoryProperties2(physical, &properties);
-    uint32_t heap = memory.memoryTypes[type].heapIndex;
-    uint64_t total = budget.heapBudget[heap], used = std::min(budget.heapUsage[heap], total);
+void DeviceMemory::check_budget(uint32_t type, uint64_t bytes) const {
+    if (!budget) return;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT heaps{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 properties2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+    properties2.pNext = &heaps;
+    core->vki.vkGetPhysicalDeviceMemoryProperties2(physical, &properties2);
+    uint32_t heap = properties.memoryTypes[type].heapIndex;
+    uint64_t total = heaps.heapBudget[heap], used = std::min(heaps.heapUsage[heap], total);
     if (total && bytes > total - used) {
         throw Error("a buffer of " + std::to_string(bytes) + " bytes exceeds the memory budget of heap " +
                     std::to_string(heap) + ": " + std::to_string(total - used) + " of " + std::to_string(total) +
@@ -98,7 +112,12 @@ void Buffer::release() {
 }
 
 Buffer Context::create_buffer(uint64_t bytes) {
-    return impl()->make_buffer(bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    return device_.state_->memory.make_buffer(bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+}
+
+void DeviceMemory::check_buffer(const Buffer& b, const char* role) const {
+    if (!b.owner_) throw Error(std::string(role) + " is an empty Buffer (moved from, or never created)");
+    if (b.owner_ != core) throw Error(std::string(role) + " is a Buffer of another Context");
 }
 
 void check_range(const Buffer& b, uint64_t bytes, uint64_t offset, const char* what) {
@@ -115,7 +134,7 @@ constexpr uint64_t staging_bytes = uint64_t(256) << 20; // host-visible bytes an
 
 void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offset) {
     check_range(dst, bytes, offset, "upload");
-    impl()->check_buffer(dst, "upload: the destination");
+    device_.state_->memory.check_buffer(dst, "upload: the destination");
     if (bytes == 0) return;
     if (dst.mapped_) {
         std::memcpy(static_cast<char*>(dst.mapped_) + offset, src, bytes);
@@ -125,20 +144,20 @@ void Context::upload(Buffer& dst, const void* src, uint64_t bytes, uint64_t offs
     // allocation of their size.
     const uint64_t chunk = std::min(bytes, staging_bytes);
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    Buffer staging = impl()->make_buffer(chunk, visible, visible);
+    Buffer staging = device_.state_->memory.make_buffer(chunk, visible, visible);
     for (uint64_t done = 0; done < bytes; done += chunk) {
         uint64_t n = std::min(chunk, bytes - done);
         std::memcpy(staging.mapped_, static_cast<const char*>(src) + done, n);
-        impl()->begin();
+        state_->begin();
         VkBufferCopy region{0, offset + done, n};
-        impl()->vk.vkCmdCopyBuffer(impl()->cmd, staging.buffer_, dst.buffer_, 1, &region);
-        impl()->submit_and_wait();
+        state_->vk.vkCmdCopyBuffer(state_->cmd, staging.buffer_, dst.buffer_, 1, &region);
+        state_->submit_and_wait();
     }
 }
 
 void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t offset) {
     check_range(src, bytes, offset, "download");
-    impl()->check_buffer(src, "download: the source");
+    device_.state_->memory.check_buffer(src, "download: the source");
     if (bytes == 0) return;
     if (src.mapped_) {
         std::memcpy(dst, static_cast<const char*>(src.mapped_) + offset, bytes);
@@ -146,13 +165,13 @@ void Context::download(const Buffer& src, void* dst, uint64_t bytes, uint64_t of
     }
     const uint64_t chunk = std::min(bytes, staging_bytes);
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    Buffer staging = impl()->make_buffer(chunk, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, visible);
+    Buffer staging = device_.state_->memory.make_buffer(chunk, visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, visible);
     for (uint64_t done = 0; done < bytes; done += chunk) {
         uint64_t n = std::min(chunk, bytes - done);
-        impl()->begin();
+        state_->begin();
         VkBufferCopy region{offset + done, 0, n};
-        impl()->vk.vkCmdCopyBuffer(impl()->cmd, src.buffer_, staging.buffer_, 1, &region);
-        impl()->submit_and_wait();
+        state_->vk.vkCmdCopyBuffer(state_->cmd, src.buffer_, staging.buffer_, 1, &region);
+        state_->submit_and_wait();
         std::memcpy(static_cast<char*>(dst) + done, staging.mapped_, n);
     }
 }

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
+#include "device/device_state.hpp"
 #include "device/instance.hpp"
+#include "submit/context_state.hpp"
 #include "tuning/scan_tuning.hpp"
 
 namespace vkc {
@@ -21,6 +23,26 @@ bool SubgroupLayout::is_packed(uint32_t size) const {
 }
 
 namespace {
+const ModuleInfo& layout_probe_module() {
+    const ModuleInfo* probe = nullptr;
+    for (const ModuleInfo& m : modules()) {
+        if (m.collective == Collective::layout_probe) probe = &m;
+    }
+    if (!probe) throw Error("the layout probe module is missing from the build");
+    return *probe;
+}
+
+// Whether the probe's output for a work-group of n invocations (at `place`: the local index each
+// subgroup position holds) is in local-index order, so that subgroups are packed.
+bool in_local_index_order(const void* place, uint64_t n) {
+    std::vector<uint32_t> words(n);
+    std::memcpy(words.data(), place, n * sizeof(uint32_t));
+    for (uint64_t k = 0; k < n; ++k) {
+        if (words[k] != k) return false;
+    }
+    return true;
+}
+
 // The temporary objects of one probe submission, destroyed however it ends.
 struct ProbeObjects {
     const DeviceTable& vk;
@@ -41,11 +63,7 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
                                             uint32_t family) {
     std::vector<bool> packed(shapes.size(), false);
     if (!any(info.features & Feature::subgroup_basic) || shapes.empty()) return packed;
-    const ModuleInfo* probe = nullptr;
-    for (const ModuleInfo& m : modules()) {
-        if (m.collective == Collective::layout_probe) probe = &m;
-    }
-    if (!probe) throw Error("the layout probe module is missing from the build");
+    const ModuleInfo& probe = layout_probe_module();
     // One host-visible buffer, so the answers are read without a staged copy; a range per shape.
     const uint64_t align = std::max<uint64_t>(16, info.min_storage_buffer_offset_alignment);
     std::vector<uint64_t> offsets(shapes.size());
@@ -56,9 +74,9 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
         total = (total + align - 1) / align * align;
     }
     const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    Buffer out = make_buffer(total, visible, visible);
+    Buffer out = memory.make_buffer(total, visible, visible);
     std::vector<VkPipeline> pipelines_used;
-    for (const WorkgroupShape& s : shapes) pipelines_used.push_back(pipeline(*probe, s, false, 1, false));
+    for (const WorkgroupShape& s : shapes) pipelines_used.push_back(pipelines.pipeline(probe, s, false, 1, false));
 
     ProbeObjects o{vk, device, allocator};
     VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -80,7 +98,7 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
     check(vk.vkCreateDescriptorPool(device, &dp, allocator, &o.descriptors), "vkCreateDescriptorPool");
-    std::vector<VkDescriptorSetLayout> layouts(sets, set_layout);
+    std::vector<VkDescriptorSetLayout> layouts(sets, pipelines.set_layout);
     std::vector<VkDescriptorSet> set_list(sets);
     VkDescriptorSetAllocateInfo da{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     da.descriptorPool = o.descriptors;
@@ -109,10 +127,10 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
         params.count = uint32_t(n + 1);
         params.group_count = 1;
         vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_used[i]);
-        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout, 0, 1, &set_list[i], 0,
-                                   nullptr);
-        vk.vkCmdPushConstants(cmd, pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes,
-                              &params);
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines.pipeline_layout, 0, 1, &set_list[i],
+                                   0, nullptr);
+        vk.vkCmdPushConstants(cmd, pipelines.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                              module_push_constant_bytes, &params);
         vk.vkCmdDispatch(cmd, 1, 1, 1);
     }
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -131,14 +149,8 @@ std::vector<bool> DeviceState::probe_shapes(const std::vector<WorkgroupShape>& s
     if (r == VK_TIMEOUT) throw Error("the device did not finish the subgroup layout probe within 300 s");
     check(r, "vkWaitForFences");
 
-    for (size_t i = 0; i < shapes.size(); ++i) {
-        uint64_t n = shapes[i].size();
-        std::vector<uint32_t> place(n);
-        std::memcpy(place.data(), static_cast<const char*>(out.mapped_) + offsets[i], n * sizeof(uint32_t));
-        bool in_order = true;
-        for (uint32_t k = 0; k < n; ++k) in_order = in_order && place[k] == k;
-        packed[i] = in_order;
-    }
+    const char* mapped = static_cast<const char*>(DeviceMemory::mapped(out));
+    for (size_t i = 0; i < shapes.size(); ++i) packed[i] = in_local_index_order(mapped + offsets[i], shapes[i].size());
     return packed;
 }
 
@@ -174,32 +186,25 @@ SubgroupLayout DeviceState::probe_layout(VkQueue queue, uint32_t family) {
     return layout;
 }
 
-bool DeviceState::subgroups_packed(const WorkgroupShape& s) {
+// A Context's probe, on its own command buffer, as its other work.
+bool ContextState::subgroups_packed(const WorkgroupShape& s) {
     auto key = std::make_tuple(s.x, s.y, s.z);
-    if (auto it = packed_shapes.find(key); it != packed_shapes.end()) return it->second;
-    if (s.y == 1 && s.z == 1 && layout.is_packed(s.x)) return true;
-    // On the Context's own command buffer, as its other work.
+    if (auto it = dev.packed_shapes.find(key); it != dev.packed_shapes.end()) return it->second;
+    if (s.y == 1 && s.z == 1 && dev.layout.is_packed(s.x)) return true;
     bool packed = false;
-    if (any(info.features & Feature::subgroup_basic)) {
-        const ModuleInfo* probe = nullptr;
-        for (const ModuleInfo& m : modules()) {
-            if (m.collective == Collective::layout_probe) probe = &m;
-        }
-        if (!probe) throw Error("the layout probe module is missing from the build");
+    if (any(dev.info.features & Feature::subgroup_basic)) {
+        const ModuleInfo& probe = layout_probe_module();
         uint64_t n = s.size();
         const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        Buffer out = make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
+        Buffer out = dev.memory.make_buffer((n + 1) * sizeof(uint32_t), visible, visible);
         ModuleParams params{};
         params.count = uint32_t(n + 1);
         params.group_count = 1;
-        dispatch({probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
-        std::vector<uint32_t> place(n + 1);
-        std::memcpy(place.data(), out.mapped_, out.size());
-        packed = true;
-        for (uint32_t i = 0; i < n; ++i) packed = packed && place[i] == i;
+        dispatch({&probe, s, false, 1, false, &params, &out, &out, nullptr, out.size(), 0, 1, 1});
+        packed = in_local_index_order(DeviceMemory::mapped(out), n);
     }
-    packed_shapes[key] = packed;
+    dev.packed_shapes[key] = packed;
     return packed;
 }
 
@@ -215,6 +220,6 @@ SubgroupLayout Device::probe_subgroup_layout(VkQueue queue, uint32_t queue_famil
     return state_->probe_layout(queue, queue_family);
 }
 
-bool Context::subgroups_packed(const WorkgroupShape& s) { return impl()->subgroups_packed(s); }
+bool Context::subgroups_packed(const WorkgroupShape& s) { return state_->subgroups_packed(s); }
 
 } // namespace vkc

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
 #include "tuning/scan_policy.hpp"
 #include "vkc/contract.h"
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "device/device_state.hpp"
 #include "device_scan/internal.hpp"
 #include "device_scan/shared_memory.hpp"
 

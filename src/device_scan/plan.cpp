@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "device/device_state.hpp"
 #include "device_scan/internal.hpp"
 #include "environment.hpp"
 
@@ -139,7 +140,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     plan.state_ = std::make_unique<ScanPlan::State>();
     ScanPlan::State& st = *plan.state_;
     st.core = core;
-    st.layout = pipeline_layout;
+    st.layout = pipelines.pipeline_layout;
     st.count = count;
     st.path = m->path;
     st.carry_slot_after = carry_slot;
@@ -150,7 +151,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     // A pipeline compiles the path its plan takes (module_spec_kernel).
     uint32_t path = policy.kernel_path;
     if (indirect) path |= VKC_DEVICE_COUNT_ON_DEVICE;
-    st.pipeline = pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
+    st.pipeline = pipelines.pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(module_max_bindings * segments)};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -158,7 +159,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
     check(vk.vkCreateDescriptorPool(device, &dp, allocator, &st.pool), "vkCreateDescriptorPool");
-    std::vector<VkDescriptorSetLayout> layouts(segments, set_layout);
+    std::vector<VkDescriptorSetLayout> layouts(segments, pipelines.set_layout);
     st.sets.resize(segments);
     VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     a.descriptorPool = st.pool;

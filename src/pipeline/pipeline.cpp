@@ -5,21 +5,61 @@
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
-#include "pipeline/float_controls.hpp"
-#include "vkc/contract.h"
+#include "device/device_core.hpp"
 #include "environment.hpp"
+#include "pipeline/float_controls.hpp"
+#include "pipeline/pipelines.hpp"
+#include "vkc/contract.h"
 
 namespace vkc {
 
-// Float controls are core from Vulkan 1.2; earlier devices would need VK_KHR_shader_float_controls.
-bool DeviceState::keeps_denormals(uint32_t width) const {
-    int index = width == 16 ? 0 : width == 32 ? 1 : 2;
-    return api_version >= VK_API_VERSION_1_2 && info.float_controls_known && info.denorm_preserve[index];
+// One layout serves every module (see include/vkc/modules.hpp).
+void Pipelines::set_up(const DeviceCore& device_core, const ContextOptions& options) {
+    core = &device_core;
+    const DeviceTable& vk = core->vk;
+    VkDevice device = core->device;
+    const VkAllocationCallbacks* allocator = core->allocator;
+    VkDescriptorSetLayoutBinding bindings[module_max_bindings] = {};
+    for (uint32_t i = 0; i < module_max_bindings; ++i) {
+        bindings[i].binding = i;
+        bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        bindings[i].descriptorCount = 1;
+        bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo sl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    sl.bindingCount = module_max_bindings;
+    sl.pBindings = bindings;
+    check(vk.vkCreateDescriptorSetLayout(device, &sl, allocator, &set_layout), "vkCreateDescriptorSetLayout");
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, module_push_constant_bytes};
+    VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pl.setLayoutCount = 1;
+    pl.pSetLayouts = &set_layout;
+    pl.pushConstantRangeCount = 1;
+    pl.pPushConstantRanges = &range;
+    check(vk.vkCreatePipelineLayout(device, &pl, allocator, &pipeline_layout), "vkCreatePipelineLayout");
+    create_pipeline_cache(options);
 }
 
-VkPipeline DeviceState::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
-                                 bool staged, uint32_t kernel_constant) {
+void Pipelines::destroy() {
+    if (!core) return;
+    const DeviceTable& vk = core->vk;
+    VkDevice device = core->device;
+    const VkAllocationCallbacks* allocator = core->allocator;
+    for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, allocator);
+    for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, allocator);
+    vk.vkDestroyPipelineLayout(device, pipeline_layout, allocator);
+    vk.vkDestroyDescriptorSetLayout(device, set_layout, allocator);
+    if (pipeline_cache && own_pipeline_cache) {
+        save_pipeline_cache();
+        vk.vkDestroyPipelineCache(device, pipeline_cache, allocator);
+    }
+}
+
+VkPipeline Pipelines::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
+                               bool staged, uint32_t kernel_constant) {
+    const DeviceTable& vk = core->vk;
+    VkDevice device = core->device;
+    const VkAllocationCallbacks* allocator = core->allocator;
     auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged, kernel_constant);
     auto it = pipelines.find(key);
     if (it != pipelines.end()) return it->second;
@@ -48,7 +88,8 @@ VkPipeline DeviceState::pipeline(const ModuleInfo& m, const WorkgroupShape& shap
             if (!info.pCode) throw Error(std::string("out of host memory unpacking the SPIR-V of ") + m.name);
         }
         std::vector<uint32_t> patched;
-        if (uint32_t width = denorm_preserve_width(m); width && keeps_denormals(width)) {
+        uint32_t width = denorm_preserve_width(m);
+        if (width && denorm_preserve[width == 16 ? 0 : width == 32 ? 1 : 2]) {
             patched = with_denorm_preserve(static_cast<const uint32_t*>(info.pCode), info.codeSize / 4, width);
             info.codeSize = patched.size() * 4;
             info.pCode = patched.data();
@@ -98,7 +139,9 @@ VkPipeline DeviceState::pipeline(const ModuleInfo& m, const WorkgroupShape& shap
 // VKC_PIPELINE_STATS=1: what the driver says of each pipeline it compiled (registers, shared memory,
 // spills on NVIDIA), on stderr. Occupancy is what limits latency-bound kernels such as the look-back
 // scan, and no other tool sees it for Vulkan compute.
-void DeviceState::report_statistics(VkPipeline p, const std::string& what) {
+void Pipelines::report_statistics(VkPipeline p, const std::string& what) const {
+    const DeviceTable& vk = core->vk;
+    VkDevice device = core->device;
     VkPipelineInfoKHR pipeline_info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     pipeline_info.pipeline = p;
     uint32_t executables = 0;

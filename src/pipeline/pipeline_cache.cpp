@@ -5,27 +5,32 @@
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
 #include "environment.hpp"
+#include "pipeline/pipelines.hpp"
 
 namespace vkc {
 
 // ---- Pipeline cache ----
 
 namespace {
-std::string pipeline_cache_file(const ContextOptions& o) {
-    if (!o.pipeline_cache_path.empty()) return o.pipeline_cache_path;
+std::string pipeline_cache_file(const std::string& path) {
+    if (!path.empty()) return path;
     return environment::pipeline_cache();
 }
 } // namespace
 
-void DeviceState::create_pipeline_cache() {
+void Pipelines::create_pipeline_cache(const ContextOptions& options) {
     if (options.pipeline_cache) {
         pipeline_cache = options.pipeline_cache;
         return;
     }
+    const DeviceTable& vk = core->vk;
+    VkDevice device = core->device;
+    const VkAllocationCallbacks* allocator = core->allocator;
+    pipeline_cache_path = options.pipeline_cache_path;
     std::vector<uint8_t> data = options.pipeline_cache_data;
-    std::string file = pipeline_cache_file(options);
+    std::string file = pipeline_cache_file(pipeline_cache_path);
     if (!file.empty()) {
         std::ifstream in(file, std::ios::binary);
         if (in) data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -56,16 +61,16 @@ std::vector<uint8_t> read_pipeline_cache(const DeviceTable& vk, VkDevice device,
 }
 } // namespace
 
-std::vector<uint8_t> DeviceState::pipeline_cache_data() const {
-    return read_pipeline_cache(vk, device, pipeline_cache);
+std::vector<uint8_t> Pipelines::pipeline_cache_data() const {
+    return read_pipeline_cache(core->vk, core->device, pipeline_cache);
 }
 
 // Written to a temporary file and renamed, so that processes sharing the file never read half of one.
-void DeviceState::save_pipeline_cache() const {
-    std::string file = pipeline_cache_file(options);
+void Pipelines::save_pipeline_cache() const {
+    std::string file = pipeline_cache_file(pipeline_cache_path);
     if (file.empty()) return;
     try {
-        std::vector<uint8_t> data = read_pipeline_cache(vk, device, pipeline_cache);
+        std::vector<uint8_t> data = read_pipeline_cache(core->vk, core->device, pipeline_cache);
         if (data.empty()) return;
         std::string tmp = file + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(this));
         {

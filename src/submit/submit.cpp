@@ -1,14 +1,61 @@
-// Submission and timing: the Context's one command buffer, its fence, and timestamp queries.
+// Submission and timing: the Context's queue, its one command buffer, fence and descriptor pool, and
+// timestamp queries.
 #include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "context_impl.hpp"
+#include "device/device_core.hpp"
+#include "device/device_state.hpp"
+#include "device/instance.hpp"
+#include "submit/context_state.hpp"
 
 namespace vkc {
 
-void DeviceState::begin() {
+ContextState::ContextState(DeviceState& device_state, const DeviceQueue& q)
+    : dev(device_state), core(device_state.core), vk(core->vk), device(core->device), allocator(core->allocator),
+      queue_family(q.family), queue(q.queue) {}
+
+// The command buffer and fence on the queue's family, the descriptor pool of the Context's dispatches,
+// and the timestamps' period.
+void ContextState::create() {
+    VkPhysicalDeviceProperties base{};
+    dev.vki.vkGetPhysicalDeviceProperties(dev.physical, &base);
+    timestamp_period_ns = queue_families(dev.vki, dev.physical)[queue_family].timestampValidBits
+                              ? base.limits.timestampPeriod
+                              : 0;
+    VkCommandPoolCreateInfo p{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    p.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    p.queueFamilyIndex = queue_family;
+    check(vk.vkCreateCommandPool(device, &p, allocator, &pool), "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo a{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    a.commandPool = pool;
+    a.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    a.commandBufferCount = 1;
+    check(vk.vkAllocateCommandBuffers(device, &a, &cmd), "vkAllocateCommandBuffers");
+    VkFenceCreateInfo f{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    check(vk.vkCreateFence(device, &f, allocator, &fence), "vkCreateFence");
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings};
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.maxSets = 1;
+    dp.poolSizeCount = 1;
+    dp.pPoolSizes = &size;
+    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &descriptor_pool), "vkCreateDescriptorPool");
+}
+
+ContextState::~ContextState() {
+    // An adopted device is not waited on as a whole: its other queues are the engine's (and
+    // vkDeviceWaitIdle would need them all externally synchronised). The Context's own submissions
+    // were each waited for; the caller's command buffers are the caller's to finish.
+    if (!core->adopted) vk.vkDeviceWaitIdle(device);
+    scratch = Buffer();
+    vk.vkDestroyDescriptorPool(device, descriptor_pool, allocator);
+    if (timestamps) vk.vkDestroyQueryPool(device, timestamps, allocator);
+    vk.vkDestroyFence(device, fence, allocator);
+    vk.vkDestroyCommandPool(device, pool, allocator);
+}
+
+void ContextState::begin() {
     allocations_at_begin = core->failed_allocations;
     check(vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
     VkCommandBufferBeginInfo b{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -16,7 +63,7 @@ void DeviceState::begin() {
     check(vk.vkBeginCommandBuffer(cmd, &b), "vkBeginCommandBuffer");
 }
 
-void DeviceState::submit_and_wait() {
+void ContextState::submit_and_wait() {
     check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
     core->check_allocations(allocations_at_begin, "recording the Context's commands");
     VkSubmitInfo s{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -30,7 +77,7 @@ void DeviceState::submit_and_wait() {
     check(r, "vkWaitForFences");
 }
 
-void DeviceState::timed(const std::function<void()>& record) {
+void ContextState::timed(const std::function<void()>& record) {
     if (!timing) return record();
     vk.vkCmdResetQueryPool(cmd, timestamps, 0, 2 * timing_repeats);
     for (uint32_t r = 0; r < timing_repeats; ++r) {
@@ -50,7 +97,7 @@ void DeviceState::timed(const std::function<void()>& record) {
 
 // Ends the command buffer's compute work: shader writes made visible to copies and the host, submit,
 // wait, and the median GPU time of the timed repetitions.
-void DeviceState::finish_timed() {
+void ContextState::finish_timed() {
     VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
@@ -76,20 +123,20 @@ void DeviceState::finish_timed() {
 void Context::set_timing(bool on, uint32_t repeats) {
     if (repeats < 1 || repeats > 1024)
         throw Error("set_timing: repeats " + std::to_string(repeats) + " is outside 1 to 1024");
-    if (on && (!impl()->timestamps || impl()->timing_repeats != repeats)) {
-        if (impl()->timestamp_period_ns == 0) throw UnsupportedError(impl()->info.name + " has no compute timestamps");
-        if (impl()->timestamps) impl()->vk.vkDestroyQueryPool(impl()->device, impl()->timestamps, impl()->allocator);
-        impl()->timestamps = VK_NULL_HANDLE;
+    ContextState& c = *state_;
+    if (on && (!c.timestamps || c.timing_repeats != repeats)) {
+        if (c.timestamp_period_ns == 0) throw UnsupportedError(info().name + " has no compute timestamps");
+        if (c.timestamps) c.vk.vkDestroyQueryPool(c.device, c.timestamps, c.allocator);
+        c.timestamps = VK_NULL_HANDLE;
         VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         q.queryType = VK_QUERY_TYPE_TIMESTAMP;
         q.queryCount = 2 * repeats;
-        check(impl()->vk.vkCreateQueryPool(impl()->device, &q, impl()->allocator, &impl()->timestamps),
-              "vkCreateQueryPool");
-        impl()->timing_repeats = repeats;
+        check(c.vk.vkCreateQueryPool(c.device, &q, c.allocator, &c.timestamps), "vkCreateQueryPool");
+        c.timing_repeats = repeats;
     }
-    impl()->timing = on;
+    c.timing = on;
 }
 
-double Context::last_gpu_ms() const { return impl()->last_gpu_ms; }
+double Context::last_gpu_ms() const { return state_->last_gpu_ms; }
 
 } // namespace vkc

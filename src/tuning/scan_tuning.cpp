@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "context_impl.hpp"
 #include "device_scan/shared_memory.hpp"
+#include "tuning/vector_width.hpp"
 #include "vkc/contract.h"
 
 namespace vkc {
