@@ -104,7 +104,7 @@ vkc::ScanOptions options_of(const VkcPlanCreateInfo& info) {
     o.exclusive = info.flags & VKC_PLAN_EXCLUSIVE_BIT;
     o.reproducible = info.flags & VKC_PLAN_REPRODUCIBLE_BIT;
     o.scratch_zeroed = info.flags & VKC_PLAN_SCRATCH_ZEROED_BIT;
-    o.algorithm = (info.flags & VKC_PLAN_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
+    o.path = (info.flags & VKC_PLAN_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
     return o;
 }
 

@@ -14,7 +14,7 @@ void block_case(Collective c, Type t, Op op, WorkgroupShape shape, uint32_t item
     k.items_per_invocation = items;
     k.tiles_per_group = tiles_per_group;
     k.prefix = prefix;
-    k.algorithm = algorithm;
+    k.path = algorithm;
     k.seed = seed;
     test::expect_pass(k);
 }

@@ -21,7 +21,7 @@ verify::DeviceCase make(Type t, Op op, uint64_t count, bool reduce = false, bool
     c.count = count;
     c.reduce = reduce;
     c.options.exclusive = exclusive;
-    c.options.algorithm = test::preferred_path();
+    c.options.path = test::preferred_path();
     c.seed = count * 31 + uint64_t(t) * 7 + uint64_t(op);
     return c;
 }
@@ -254,7 +254,7 @@ TEST_CASE("device scan: an indirect plan gives the bits of a direct one of its c
     Context& ctx = test::context();
     ScanOptions o;
     o.reproducible = true;
-    o.algorithm = test::preferred_path();
+    o.path = test::preferred_path();
     const uint64_t tile = ctx.device().scan_tile(Type::f32, o).items();
     const uint64_t bound = 40 * tile;
     REQUIRE(ctx.device().scan_tile(Type::f32, o, bound).items() == tile); // the same split of any count
@@ -600,7 +600,7 @@ TEST_CASE("device scan: every tile shape fits shared memory or is refused naming
             for (uint32_t items : {0u, 32u}) {
                 for (int staged : {-1, 1}) {
                     ScanOptions o;
-                    o.algorithm = test::preferred_path();
+                    o.path = test::preferred_path();
                     o.tuning.workgroup_size = size;
                     o.tuning.items_per_invocation = items;
                     o.tuning.staged = staged;

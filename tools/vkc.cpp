@@ -160,7 +160,7 @@ int selftest(int argc, char** argv) {
                             vkc::verify::Case b{c, t, op, shape};
                             b.groups = 4;
                             b.items_per_invocation = items;
-                            b.algorithm = algorithm;
+                            b.path = algorithm;
                             b.prefix = c == Collective::block_reduce ? Prefix::none : Prefix(k % 4);
                             row.cases.push_back(b);
                             ++k;

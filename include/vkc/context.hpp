@@ -152,7 +152,7 @@ struct BlockRequest {
     uint64_t seed_bits = 0; // the seed's bits, in the low bytes for narrower types
     // Algorithm: subgroup (subgroup scans joined through shared memory; raking where the device
     // lacks what they need) or shared_memory (the raking scan, CUB's BLOCK_SCAN_RAKING).
-    Path algorithm = Path::subgroup;
+    Path path = Path::subgroup;
 };
 
 struct ContextState; // private (src/submit/context_state.hpp)

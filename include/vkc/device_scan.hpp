@@ -92,7 +92,7 @@ struct ScanOptions {
     // again). Context::scan and reduce keep their own scratch this way.
     bool scratch_zeroed = false;
     // Path::shared_memory uses the shared-memory module even where subgroup arithmetic exists.
-    Path algorithm = Path::subgroup;
+    Path path = Path::subgroup;
     // Host-array forms only: bytes moved to the device at a time. 0: up to 256 MiB.
     uint64_t stream_bytes = 0;
     ScanTuningOverrides tuning;

@@ -22,7 +22,7 @@ void Context::run(const BlockRequest& r, const Buffer& input, Buffer& output, Bu
         throw Error("items_per_invocation " + std::to_string(r.items_per_invocation) + " is outside 1 to 16");
     }
     if (r.tiles_per_group < 1) throw Error("tiles_per_group is 0; each work-group needs at least one tile");
-    const ModuleInfo& m = dev.select_module(r.collective, r.type, r.op, r.algorithm);
+    const ModuleInfo& m = dev.select_module(r.collective, r.type, r.op, r.path);
     uint64_t bytes = dev.check_module_use(m, s, r.count, input, output);
     uint64_t tile = s.size() * r.items_per_invocation;
     uint64_t tiles = (r.count + tile - 1) / tile;

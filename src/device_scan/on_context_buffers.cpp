@@ -32,7 +32,7 @@ Buffer& scratch_for(Context& context, ContextState& state, uint64_t bytes) {
 // did not cover (a tuning override's), where a Device's plans would take the shared-memory modules.
 void probe_tile_size(ContextState& state, Type type, const ScanOptions& o, uint64_t count, bool reduce) {
     const DeviceState& dev = state.dev;
-    if (o.algorithm == Path::subgroup && !dev.options.shared_memory_only) {
+    if (o.path == Path::subgroup && !dev.options.shared_memory_only) {
         state.subgroups_packed({resolve_scan_policy(dev.info, type, o, count, reduce).tile.workgroup_size});
     }
 }

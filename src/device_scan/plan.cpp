@@ -79,7 +79,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     const char* what = reduce ? "reduce" : "scan";
     items_bytes(count, type, what);
     require_op(what, type, op);
-    const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.algorithm);
+    const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.path);
     const ScanPolicy policy = resolve_scan_policy(dev, type, o, count, reduce);
     const ScanTile& tile = policy.tile;
     if (m->path == Path::subgroup && !known_packed(tile.workgroup_size)) {

@@ -270,7 +270,7 @@ std::string DeviceCase::label() const {
     if (options.tuning.workgroup_size)
         s += " tile " + std::to_string(options.tuning.workgroup_size) + "x" + std::to_string(options.tuning.items_per_invocation);
     if (options.tuning.staged >= 0) s += options.tuning.staged ? " staged" : " direct";
-    if (options.algorithm == Path::shared_memory) s += " shared memory";
+    if (options.path == Path::shared_memory) s += " shared memory";
     if (api == Api::host) s += " host stream of " + std::to_string(options.stream_bytes) + " bytes";
     if (api == Api::recorded) s += " recorded at offsets";
     if (api == Api::recorded && options.scratch_zeroed) s += " on a scratch kept zeroed, twice";
@@ -284,7 +284,7 @@ std::string DeviceCase::label() const {
 
 Outcome run_device_case(Context& ctx, const DeviceCase& c) {
     return guarded(ctx, Collective::device_scan, c.type, c.op, [&](Runner& r) {
-        r.outcome.module = ctx.device().select_module(Collective::device_scan, c.type, c.op, c.options.algorithm).name;
+        r.outcome.module = ctx.device().select_module(Collective::device_scan, c.type, c.op, c.options.path).name;
         Rng rng(c.seed ^ (uint64_t(c.type) << 48) ^ (uint64_t(c.op) << 56) ^ c.count);
         with_host_type(c.type, [&](auto tag) { device_case<decltype(tag)>(r, c, rng); });
     });

@@ -24,12 +24,12 @@ struct Case {
     bool short_tail = true;   // add a short last group (when the shape has more than one item)
     uint64_t seed = 1;
     // Block collectives only: items per invocation, tiles each work-group scans (the last group's
-    // last tiles are partial and empty when short_tail is set), the prefix mode and the algorithm.
+    // last tiles are partial and empty when short_tail is set), the prefix mode and the path.
     uint32_t items_per_invocation = 1;
     uint32_t tiles_per_group = 3;
     // running: the running forms; callback: the same carry through a prefix callback
     enum class Prefix { none, seeded, running, callback } prefix = Prefix::none;
-    Path algorithm = Path::subgroup; // shared_memory: the raking scan
+    Path path = Path::subgroup; // shared_memory: the raking scan
     std::string label() const; // "scan_inclusive add uint 32x4x1"
 };
 

@@ -290,8 +290,8 @@ void block_case(Runner& r, const Case& c, Rng& rng) {
     req.running = c.prefix == Case::Prefix::running || c.prefix == Case::Prefix::callback;
     req.prefix_callback = c.prefix == Case::Prefix::callback;
     std::memcpy(&req.seed_bits, &seed, sizeof(T));
-    req.algorithm = c.algorithm;
-    r.outcome.module = r.ctx.device().select_module(c.collective, c.type, c.op, c.algorithm).name;
+    req.path = c.path;
+    r.outcome.module = r.ctx.device().select_module(c.collective, c.type, c.op, c.path).name;
 
     uint64_t bytes = count * sizeof(T), record_items = 2 * tiles * size;
     Buffer input = r.ctx.create_buffer(bytes), output = r.ctx.create_buffer(bytes);
@@ -370,7 +370,7 @@ std::string Case::label() const {
              : prefix == Prefix::running  ? " running"
              : prefix == Prefix::callback ? " callback"
                                           : "";
-        s += algorithm == Path::shared_memory ? " raking" : "";
+        s += path == Path::shared_memory ? " raking" : "";
     }
     return s + " " + shape.text();
 }
