@@ -1,6 +1,6 @@
 // vkcollectives device scan: moving tiles between memory and registers.
 //
-// Provides item_key / key_bits (items in registers and in memory), read_item, write_item and
+// Provides item_key / key_bits (items in registers and in memory), write_item and
 // write_vector, and, on vkc/tile_io.glsl's loads, stores and stage, load_tile / store_tile in CUB's
 // blocked arrangement, plus fetch_tile / unpack_tile, the two halves of a staged load. Private to
 // shaders/kernels/device_scan.comp, included after device_scan/scratch.glsl.
@@ -40,7 +40,6 @@ const ITEM_TYPE IDENTITY_READ = KEY_MAGNITUDE; // bits that read as the identity
 #endif
 // An item as read from memory, ready to combine.
 #define PREPARE_LOADED(x) ITEM_PREPARE(item_key(x))
-ITEM_TYPE read_item(uint at) { return item_key(items_in[at]); }
 void write_item(uint at, ITEM_TYPE x) { items_out[at] = key_bits(x); }
 #if ITEM_VEC_WIDTH > 1
 void write_vector(uint at, ITEM_VEC x) {
