@@ -29,6 +29,14 @@ Context& context() {
     return *shared_context;
 }
 
+bool spread(uint64_t index, uint32_t parts) {
+    static const bool spreading = env_is("VKC_TEST_SPREAD", "1");
+    if (!spreading || parts <= 1) return true;
+    uint32_t slot = 0;
+    for (uint32_t lanes = context().info().subgroup_size; lanes > 1; lanes /= 2) ++slot;
+    return (index + slot) % parts == 0;
+}
+
 Path preferred_path() {
     return env_is("VKC_SHARED_MEMORY_ONLY", "1") ? Path::shared_memory : Path::subgroup;
 }

@@ -55,6 +55,14 @@ inline const std::vector<Op>& every_op() {
 // lavapipe packs row by row.
 inline std::vector<WorkgroupShape> reduced_shapes() { return {{7}, {33}, {256}, {3, 5, 7}}; }
 
+// Whether case `index` of a matrix too large to run whole at every width runs in this entry. CTest's
+// entries at the six lavapipe widths set VKC_TEST_SPREAD=1 and share such a matrix out: a case runs
+// where (index + log2 of the subgroup size) % parts == 0, so each case runs at 6 / parts of the widths
+// and each width runs a part of every row. Lavapipe compiles a pipeline per (module, shape), and with
+// a cold shader cache that is what the suite's time is made of. Without the variable (the
+// shared-memory entry, a run by hand, any GPU) every case runs.
+bool spread(uint64_t index, uint32_t parts);
+
 // Runs the case and records it: a failure fails the test with the case's detail; a skip prints its
 // reason, and fails too when VKC_EXPECT_NO_SKIPS=1 (set for lavapipe, which supports everything).
 void expect_pass(const verify::Case& c);

@@ -31,8 +31,14 @@ const std::vector<WorkgroupShape>& cub_shapes() {
 TEST_CASE("block scan: CUB's sizes x items 1, 2, 3, 9 x reduce/inclusive/exclusive on uint add") {
     uint64_t seed = 1;
     const Prefix prefixes[4] = {Prefix::none, Prefix::seeded, Prefix::running, Prefix::callback};
+    uint64_t index = 0;
     for (const WorkgroupShape& shape : cub_shapes()) {
+        uint64_t items_index = index++;
         for (uint32_t items : {1u, 2u, 3u, 9u}) {
+            if (!test::spread(items_index++, 3)) { // each shape with a third of its item counts a width
+                seed += 3;
+                continue;
+            }
             block_case(Collective::block_reduce, Type::u32, Op::add, shape, items, Prefix::none, Path::subgroup, seed++);
             block_case(Collective::block_scan_inclusive, Type::u32, Op::add, shape, items, prefixes[seed % 4],
                        Path::subgroup, seed++);
@@ -66,6 +72,11 @@ TEST_CASE("block scan: every type and op, collectives, prefixes and algorithms i
         for (Op op : test::every_op()) {
             if (!has_op(t, op)) continue;
             Path algorithm = k % 2 ? Path::shared_memory : Path::subgroup;
+            if (!test::spread(k / 2, 2)) { // both paths at every width, each pair at half the widths
+                ++k;
+                ++seed;
+                continue;
+            }
             block_case(collectives[k % 3], t, op, {65, 2, 1}, 3, prefixes[(k / 3) % 4], algorithm, seed++);
             ++k;
         }

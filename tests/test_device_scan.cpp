@@ -33,9 +33,12 @@ bool defined(Type t, Op op) { return has_op(t, op); }
 
 TEST_CASE("device scan: every type x op x inclusive, exclusive and reduce") {
     uint64_t seed = 1;
+    uint64_t type_index = 0;
     for (Type t : test::every_type()) {
+        uint64_t op_index = type_index++;
         for (Op op : test::every_op()) {
             if (!defined(t, op)) continue;
+            if (!test::spread(op_index++, 3)) continue; // each type with a third of its ops a width
             uint64_t tile = tile_of(t);
             // Several tiles and a partial one; sizes differ per case.
             uint64_t n = 6 * tile + 1 + (seed * 7919) % (tile - 1);
@@ -92,9 +95,14 @@ TEST_CASE("device scan: tiles loaded directly and through shared memory, at seve
         CHECK(test::context().device().scan_tile(t, fixed, large).items_per_invocation == 8);
     }
     uint64_t seed = 700;
+    uint64_t shape_index = 0;
     for (int staged : {0, 1}) {
         for (uint32_t size : {32u, 96u, 160u}) {
             for (Type t : {Type::u32, Type::f64, Type::i8}) {
+                if (!test::spread(shape_index++, 2)) {
+                    seed++;
+                    continue;
+                }
                 verify::DeviceCase c = make(t, t == Type::f64 ? Op::max : Op::add, 0, false, seed % 2 == 0);
                 c.options.tuning.staged = staged;
                 c.options.reproducible = (seed / 2) % 2 == 0;
@@ -414,10 +422,16 @@ TEST_CASE("device scan: reduce's last work-group computing the chunk totals itse
 // full tiles), and a count of one chunk takes no ticket.
 TEST_CASE("device scan: look-back chunks of several tiles, in registers or read twice") {
     uint64_t seed = 900;
+    uint64_t type_index = 0;
     for (Type t : test::every_type()) {
         Op op = t == Type::u32x2 ? Op::argmax : is_float(t) ? Op::min : Op::add;
         uint64_t tile = tile_of(t);
+        uint64_t chunk_index = type_index++;
         for (uint32_t chunk_tiles : {2u, 4u, 5u}) {
+            if (!test::spread(chunk_index++, 3)) { // each type with one chunk size a width
+                seed += 5;
+                continue;
+            }
             // ... and a short last chunk of full tiles (of 1 tile for chunks of 2, of 3 for 4 and 5).
             for (uint64_t n : {7 * tile + seed % 5 + 1, chunk_tiles * tile, 3 * chunk_tiles * tile,
                                (chunk_tiles + 3) * tile, tile + 1}) {
