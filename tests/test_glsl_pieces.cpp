@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -210,6 +211,150 @@ TEST_CASE("GLSL pieces: vkc/look_back.glsl chains a single-pass scan in a kernel
                         INFO(op, subgroup_build ? std::string(" subgroup") : std::string(" shared"), " build, work-group ", size, ", count ", count,
                              ", window ", s.window, ", spin limit ", s.spin_limit, ", flags ", s.flags);
                         CHECK_MESSAGE(first_wrong == count, "item ", first_wrong, " is wrong");
+                    }
+                }
+            }
+        }
+    }
+}
+
+namespace {
+// tests/shaders/radix_test.comp's builds (tests/CMakeLists.txt) and modes.
+struct RadixBuild {
+    const char* name;
+    uint32_t items, bits, capacity;
+    bool subgroup;
+};
+enum RadixMode : uint32_t { radix_rank = 0, radix_sort_keys = 1, radix_sort_pairs = 2 };
+struct RadixPush {
+    uint32_t mode, count, begin_bit, end_bit, descending, transform;
+};
+
+// The order a key sorts in: int and float bits through the same transforms as the shader's.
+uint32_t radix_key(uint32_t x, uint32_t transform) {
+    if (transform == 1) return x ^ 0x80000000u;
+    if (transform == 2) return (x & 0x80000000u) ? ~x : x | 0x80000000u;
+    return x;
+}
+
+std::vector<uint32_t> radix_keys(uint32_t pattern, uint32_t count, std::mt19937& random) {
+    std::vector<uint32_t> keys(count);
+    const uint32_t specials[] = {0x80000000u, 0u, 0x00000001u, 0x80000001u, 0x7f800000u, 0xff800000u,
+                                 0x7fc00000u, 0xffc00000u, 0x3f800000u, 0xbf800000u, 0x7fffffffu, 0xffffffffu};
+    for (uint32_t k = 0; k < count; ++k) {
+        switch (pattern) {
+        case 0: keys[k] = random(); break;                               // random
+        case 1: keys[k] = random() % 5 * 0x01010101u; break;             // few distinct, high and low bits
+        case 2: keys[k] = 42; break;                                     // all equal
+        case 3: keys[k] = k * 2654435761u >> 7 << 7; break;              // only high bits vary
+        case 4: keys[k] = count - k; break;                              // reversed, low bits
+        default: keys[k] = specials[random() % std::size(specials)];     // float extremes, -0, NaNs
+        }
+    }
+    return keys;
+}
+} // namespace
+
+TEST_CASE("GLSL pieces: vkc/radix_rank.glsl ranks and sorts tiles in a kernel of its own") {
+    // tests/shaders/radix_test.comp: one tile a work-group. Ranks by one digit (partial tiles count
+    // only their items); sorts keys and pairs over whole and partial bit ranges, ascending and
+    // descending, uint, int and float keys; values are the items' indices, so the values show
+    // stability. Against std::stable_sort.
+    Context& ctx = context();
+    const DeviceInfo& info = ctx.info();
+    bool subgroups = any(info.features & Feature::subgroup_arithmetic) && preferred_path() == Path::subgroup;
+    const RadixBuild builds[] = {{"radix_test_subgroup_4", 3, 4, 128, true},
+                                 {"radix_test_shared_4", 4, 4, 128, false},
+                                 {"radix_test_subgroup_8", 4, 8, 32, true},
+                                 {"radix_test_shared_7", 2, 7, 64, false}};
+    uint64_t build_index = 0;
+    for (const RadixBuild& b : builds) {
+        if (b.subgroup && !subgroups) {
+            MESSAGE(b.name << " is not run: the device has no subgroup arithmetic");
+            continue;
+        }
+        RawKernel kernel(ctx, test_shader_path(b.name), 3, sizeof(RadixPush));
+        std::vector<uint32_t> sizes;
+        for (uint32_t size : {32u, 64u, 96u, 128u}) {
+            if (size <= b.capacity) sizes.push_back(size);
+        }
+        uint64_t size_index = build_index++;
+        for (uint32_t size : sizes) {
+            if (sizes.size() > 1 && !spread(size_index++, 2)) continue; // each build with half its sizes a width
+            const uint32_t tile = size * b.items;
+            uint32_t seed = size * 131 + b.bits;
+            uint32_t turn = 0;
+            for (uint32_t count : {1u, tile - 1, tile, 3 * tile + 5}) {
+                // Two of the six key patterns a count, all six over the counts.
+                for (uint32_t pattern : {turn % 3, turn % 3 + 3}) {
+                    ++turn;
+                    std::mt19937 random(seed++);
+                    std::vector<uint32_t> keys = radix_keys(pattern, count, random), values(count);
+                    for (uint32_t k = 0; k < count; ++k) values[k] = k;
+                    const uint32_t groups = (count + tile - 1) / tile, starts = (1u << b.bits) + 1;
+                    Buffer key_buffer = ctx.create_buffer(count * 4ull), value_buffer = ctx.create_buffer(count * 4ull),
+                           out = ctx.create_buffer((2ull * count + groups * starts) * 4);
+                    ctx.upload(key_buffer, keys.data(), count * 4ull);
+                    ctx.upload(value_buffer, values.data(), count * 4ull);
+                    // One rank and three sorts a case, their settings turning with the seed.
+                    uint32_t bit = random() % (33 - b.bits);
+                    uint32_t begin = pattern == 3 ? 7 : random() % 3 * 4, end = random() % 2 ? 32 : 20;
+                    uint32_t transform = pattern == 5 ? 2 : random() % 3;
+                    const RadixPush pushes[] = {{radix_rank, count, bit, 0, 0, 0},
+                                                {radix_sort_keys, count, begin, end, seed % 2, transform},
+                                                {radix_sort_pairs, count, 0, 32, 0, transform},
+                                                {radix_sort_pairs, count, begin, end, 1, transform}};
+                    for (const RadixPush& p : pushes) {
+                        uint64_t messages = ctx.validation_messages();
+                        kernel.run({size, ctx.subgroups_packed({size}) ? 1u : 0u}, {&key_buffer, &value_buffer, &out},
+                                   &p, groups);
+                        CHECK(ctx.validation_messages() == messages);
+                        std::vector<uint32_t> got(2ull * count + groups * starts);
+                        ctx.download(out, got.data(), got.size() * 4);
+                        // The CPU: each tile stably ordered by the digit or the key's bits in range.
+                        std::vector<uint32_t> want(got.size(), 0);
+                        for (uint32_t g = 0; g < groups; ++g) {
+                            uint32_t first = g * tile, n = std::min(tile, count - first);
+                            auto order_of = [&](uint32_t k) -> uint64_t {
+                                uint32_t key = keys[first + k];
+                                if (p.mode == radix_rank) return (key >> p.begin_bit) & ((1u << b.bits) - 1);
+                                key = radix_key(key, p.transform);
+                                if (p.descending) key = ~key;
+                                uint32_t bits = p.end_bit - p.begin_bit;
+                                return bits >= 32 ? key : (key >> p.begin_bit) & ((1u << bits) - 1);
+                            };
+                            std::vector<uint32_t> order(n);
+                            for (uint32_t k = 0; k < n; ++k) order[k] = k;
+                            std::stable_sort(order.begin(), order.end(),
+                                             [&](uint32_t x, uint32_t y) { return order_of(x) < order_of(y); });
+                            if (p.mode == radix_rank) {
+                                for (uint32_t r = 0; r < n; ++r) want[first + order[r]] = r;
+                                for (uint32_t d = 0; d < starts; ++d) {
+                                    uint32_t before = 0;
+                                    for (uint32_t k = 0; k < n; ++k) before += order_of(k) < d;
+                                    want[count + g * starts + d] = before;
+                                }
+                            } else {
+                                for (uint32_t r = 0; r < n; ++r) {
+                                    want[first + r] = keys[first + order[r]];
+                                    want[count + first + r] = p.mode == radix_sort_pairs ? first + order[r] : 0;
+                                }
+                            }
+                        }
+                        if (p.mode == radix_rank) got.resize(count + groups * starts);
+                        else got.resize(2ull * count);
+                        want.resize(got.size());
+                        if (p.mode == radix_sort_keys) {
+                            // Keys only: the values the kernel wrote are whatever its registers held.
+                            std::fill(got.begin() + count, got.end(), 0);
+                        }
+                        size_t first_wrong = std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin();
+                        INFO(b.name, ", work-group ", size, ", count ", count, ", keys ", pattern, ", mode ", p.mode,
+                             ", bits [", p.begin_bit, ", ", p.end_bit, "), descending ", p.descending, ", transform ",
+                             p.transform);
+                        CHECK_MESSAGE(first_wrong == got.size(), "word ", first_wrong, " is wrong: got ",
+                                      first_wrong < got.size() ? got[first_wrong] : 0, ", want ",
+                                      first_wrong < got.size() ? want[first_wrong] : 0);
                     }
                 }
             }
