@@ -68,7 +68,8 @@ bool spread(uint64_t index, uint32_t parts);
 void expect_pass(const verify::Case& c);
 void expect_pass(const verify::DeviceCase& c);
 
-// Runs `collective` for every type x op (when it has them) x the standard work-group shapes.
+// Runs `collective` for every type x op (when it has them) x the standard work-group shapes (with
+// VKC_TEST_SPREAD, a third of the shapes a pair).
 void run_matrix(Collective collective, bool per_type, bool per_op);
 
 // Runs f and returns the message of the vkc::Error it throws ("" when it throws none).
@@ -82,7 +83,8 @@ std::string error_of(F&& f) {
     return "";
 }
 
-// Runs `collective` for the types and ops past OpenCL C's, at reduced_shapes().
+// Runs `collective` for the types and ops past OpenCL C's, at reduced_shapes() (with VKC_TEST_SPREAD,
+// half of them a pair).
 void run_extended_matrix(Collective collective);
 
 } // namespace vkc::test
