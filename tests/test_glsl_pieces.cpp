@@ -120,12 +120,17 @@ void check_tile_io(const std::string& spirv, uint32_t size, uint32_t items, Tile
     }
 }
 
+// Whether a test kernel's subgroup-arithmetic build runs here (its shared-memory build always does).
+bool subgroup_builds_run(const DeviceInfo& info) {
+    return any(info.features & Feature::subgroup_arithmetic) && preferred_path() == Path::subgroup;
+}
+
 } // namespace
 
 TEST_CASE("GLSL pieces: vkc/tile_io.glsl loads, stores and exchanges tiles in a kernel of its own") {
     Context& ctx = context();
     const DeviceInfo& info = ctx.info();
-    bool subgroups = any(info.features & Feature::subgroup_arithmetic) && preferred_path() == Path::subgroup;
+    bool subgroups = subgroup_builds_run(info);
     std::vector<TileMode> loads = {load_blocked,           load_striped,         load_transposed,
                                    load_striped_exchanged, load_blocked_exchanged, load_blocked_vectors};
     std::vector<TileMode> stores = {store_blocked, store_striped, store_transposed, store_blocked_vectors};
@@ -167,7 +172,7 @@ TEST_CASE("GLSL pieces: vkc/look_back.glsl chains a single-pass scan in a kernel
     // predecessor run: the fallback is what ends each look-back.
     Context& ctx = context();
     const DeviceInfo& info = ctx.info();
-    bool subgroups = any(info.features & Feature::subgroup_arithmetic) && preferred_path() == Path::subgroup;
+    bool subgroups = subgroup_builds_run(info);
     struct Setting {
         uint32_t window, spin_limit, flags;
     };
@@ -262,7 +267,7 @@ TEST_CASE("GLSL pieces: vkc/radix_rank.glsl ranks and sorts tiles in a kernel of
     // stability. Against std::stable_sort.
     Context& ctx = context();
     const DeviceInfo& info = ctx.info();
-    bool subgroups = any(info.features & Feature::subgroup_arithmetic) && preferred_path() == Path::subgroup;
+    bool subgroups = subgroup_builds_run(info);
     const RadixBuild builds[] = {{"radix_test_subgroup_4", 3, 4, 128, true},
                                  {"radix_test_shared_4", 4, 4, 128, false},
                                  {"radix_test_subgroup_8", 4, 8, 32, true},
