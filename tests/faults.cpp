@@ -84,14 +84,17 @@ void on_crash(int, siginfo_t*, void*) {
 
 #if defined(__SANITIZE_ADDRESS__)
 extern "C" void __asan_set_error_report_callback(void (*callback)(const char*));
-// AddressSanitizer's report of a bad access or free: the module of its first frame past the allocator
-// is to blame (lavapipe's bad free on its own failed allocation is the driver's).
+// AddressSanitizer's report of a bad access, free or allocation: the module of its first frame past the
+// allocator is to blame (lavapipe's bad free on its own failed allocation is the driver's, as is the
+// device-select layer's out-of-memory report).
 void on_asan_report(const char* report) {
     const char* frame = std::strstr(report, "    #1 ");
-    if (frame && std::strstr(report, "in __interceptor_free")) frame = std::strstr(frame, "    #1 ");
     const char* end = frame ? std::strchr(frame, '\n') : nullptr;
     std::string line = frame && end ? std::string(frame, end) : "unknown";
-    const char* where = line.find("libvulkan_lvp") != std::string::npos ? "libvulkan_lvp.so (AddressSanitizer)" : "AddressSanitizer report";
+    // The device-select layer callocs a count that its failed query of device extensions left unset.
+    const char* where = line.find("libvulkan_lvp") != std::string::npos       ? "libvulkan_lvp.so (AddressSanitizer)"
+                        : line.find("libVkLayer_MESA") != std::string::npos ? "libVkLayer_MESA_device_select.so (AddressSanitizer)"
+                                                                             : "AddressSanitizer report";
     ssize_t ignored = write(report_fd, where, std::strlen(where));
     (void)ignored;
     _exit(99);
