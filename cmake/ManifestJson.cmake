@@ -34,7 +34,7 @@ set(VKC_MANIFEST_COMMON [=[  "spirv_version": "1.3",
   "vulkan_version": "1.1",
   "entry_point": "main",
   "stage": "VK_SHADER_STAGE_COMPUTE_BIT",
-  "notes": "Every module uses descriptor set 0 with storage buffers at bindings 0..3 (each module's own are listed) and 32 bytes of push constants, so one VkDescriptorSetLayout (4 storage buffers) and one VkPipelineLayout serve them all. Work-group k of a work-group collective holds items [k*size, (k+1)*size) with size = x*y*z; dispatch group_count work-groups. Extensions are needed on Vulkan 1.1 devices only: Vulkan 1.2 made them core. Subgroup operations are VkPhysicalDeviceSubgroupProperties::supportedOperations bits, in supportedStages compute."]=])
+  "notes": "Every module uses descriptor set 0 with storage buffers at bindings 0..5 (each module's own are listed) and 32 bytes of push constants, so one VkDescriptorSetLayout (6 storage buffers) and one VkPipelineLayout serve them all. Work-group k of a work-group collective holds items [k*size, (k+1)*size) with size = x*y*z; dispatch group_count work-groups. Extensions are needed on Vulkan 1.1 devices only: Vulkan 1.2 made them core. Subgroup operations are VkPhysicalDeviceSubgroupProperties::supportedOperations bits, in supportedStages compute."]=])
 
 set(_wg_push [=[{"size": 32, "fields": [
         {"offset": 0, "size": 4, "name": "count", "meaning": "live items: the last work-group is short when count is not a multiple of its size"},
@@ -61,6 +61,8 @@ set(_spec_block [=[{"id": @VKC_SPEC_ITEMS_PER_INVOCATION@, "name": "items_per_in
         {"id": @VKC_SPEC_STAGE_ITEMS@, "name": "stage_items", "type": "uint32", "default": "16384 / item bytes", "meaning": "items the stage holds: size x items_per_invocation when staged"},
         {"id": @VKC_SPEC_KERNEL@, "name": "compiled_flags", "type": "uint32", "default": 4294967295, "meaning": "flags compiled in (bits 0-3 as the push constant's, bits 8-11 tiles loaded together); 0xffffffff reads them from the push constants"}]=])
 
+set(_spec_value_words [=[{"id": @VKC_SPEC_KERNEL@, "name": "value_words", "type": "uint32", "default": 0, "meaning": "32-bit words of a value: 0 sorts keys only; 1, 2 or 4"}]=])
+
 # entry: one module's JSON object; file: the .spv it runs (a signed type's module may share its
 # unsigned twin's, see VkcShaders.cmake).
 function(vkc_manifest_entry out name file kernel collective type op path bytes raw_features max_size)
@@ -81,6 +83,17 @@ function(vkc_manifest_entry out name file kernel collective type op path bytes r
         {"set": 0, "binding": 2, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read_write", "contents": "scratch: tile status words and chunk totals"},
         {"set": 0, "binding": 3, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "IndirectCount: the item count a plan reads on the device"}]=])
     set(push "${_device_push}")
+    set(protocol "cpp_only")
+  elseif(kernel STREQUAL "radix_sort")
+    set(bindings [=[{"set": 0, "binding": 0, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "keys in (a pass's)"},
+        {"set": 0, "binding": 1, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "keys out (a pass's)"},
+        {"set": 0, "binding": 2, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read_write", "contents": "scratch: tickets, digit counts, tile status words"},
+        {"set": 0, "binding": 3, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "IndirectCount: the key count a plan reads on the device"},
+        {"set": 0, "binding": 4, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "values in (a pass's)"},
+        {"set": 0, "binding": 5, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "values out (a pass's)"}]=])
+    set(push [=[{"size": 32, "fields": [
+        {"offset": 0, "size": 32, "name": "SortParams", "meaning": "see src/sort/plan.cpp: the sort's passes, scratch and barriers are driven by the C++ runtime only"}]}]=])
+    string(APPEND specs ",\n        ${_spec_packed},\n        ${_spec_value_words}")
     set(protocol "cpp_only")
   elseif(kernel MATCHES "^(copy|read|subgroup_layout)$")
     set(protocol "internal")

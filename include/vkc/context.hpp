@@ -24,6 +24,7 @@
 #include "vkc/device_scan.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
+#include "vkc/sort.hpp"
 #include "vkc/types.hpp"
 #include "vkc/vulkan_handles.hpp"
 
@@ -235,6 +236,33 @@ public:
     void run_host(WorkgroupRequest request, const void* items, void* out, uint64_t count, size_t item_bytes);
     void reduce_host(const void* items, void* result, uint64_t count, Type, Op, const ScanOptions&);
 
+    // ---- Device-wide radix sort (see include/vkc/sort.hpp) ----
+    // Keys u32, i32, f32; values of 4, 8 or 16 bytes. Throws Error naming what is wrong.
+
+    // On this Context's Buffers, waiting for the result, which ends in `keys` (and `values`): the
+    // alternate buffers and the scratch are made for the call. With timing on, last_gpu_ms() is the
+    // plan's GPU time (the copy back where the passes end in the alternates not included).
+    void sort(Buffer& keys, Type key, uint64_t count, const SortOptions& = {});
+    void sort_pairs(Buffer& keys, Buffer& values, Type key, uint32_t value_bytes, uint64_t count,
+                    const SortOptions& = {});
+    // A sort plan of this Context's device on its queue, waited for (the barrier before it included).
+    void run(const SortPlan& plan);
+    // Host arrays: K uint32_t, int32_t or float; V any type of 4, 8 or 16 bytes.
+    template <class K>
+    std::vector<K> sort(std::span<const K> keys, const SortOptions& options = {}) {
+        std::vector<K> out(keys.begin(), keys.end());
+        sort_host(out.data(), nullptr, out.size(), host_type<K>(), 0, options);
+        return out;
+    }
+    // Sorts keys and values in place, values moved with their keys (the spans' sizes must agree).
+    template <class K, class V>
+    void sort_pairs(std::span<K> keys, std::span<V> values, const SortOptions& options = {}) {
+        if (keys.size() != values.size()) throw Error("sort_pairs: the keys and the values differ in count");
+        sort_host(keys.data(), values.data(), keys.size(), host_type<K>(), uint32_t(sizeof(V)), options);
+    }
+    // keys: count keys; values: null, or count values of value_bytes each; both sorted in place.
+    void sort_host(void* keys, void* values, uint64_t count, Type key, uint32_t value_bytes, const SortOptions&);
+
     // The Vulkan objects, for engines that record plans on this Context's device (an adopted
     // device's own handles where ContextOptions::adopt was given).
     VkInstance vk_instance() const;
@@ -275,6 +303,8 @@ public:
     }
 
 private:
+    void sort_buffers(Buffer& keys, Buffer* values, Type key, uint32_t value_bytes, uint64_t count, const SortOptions&,
+                      const char* what);
     Device device_;
     std::unique_ptr<ContextState> state_; // its queue, command buffer, fence, timing and scratch
 };

@@ -24,6 +24,7 @@
 
 #include "vkc/device_scan.hpp"
 #include "vkc/modules.hpp"
+#include "vkc/sort.hpp"
 #include "vkc/types.hpp"
 #include "vkc/vulkan_handles.hpp"
 
@@ -173,6 +174,29 @@ public:
                        const BufferRange& scratch, const ScanOptions& = {});
     ScanPlan plan_reduce(Type, Op, const IndirectCount& count, const BufferRange& input, const BufferRange& result,
                          const BufferRange& scratch, const ScanOptions& = {});
+
+    // ---- Device-wide radix sort (include/vkc/sort.hpp) ----
+    // Keys u32, i32, f32; values of 4, 8 or 16 bytes; count up to sort_max_count, 0 included (nothing
+    // happens). Throws Error naming what is wrong with the arguments.
+
+    // Scratch bytes a sort of count keys needs (the same for keys and pairs).
+    uint64_t sort_scratch_bytes(Type key, uint64_t count, const SortOptions& = {}) const;
+    // Sorts keys[0, count) using keys_alternate as the other buffer of the pair: the result is in
+    // keys_alternate where SortPlan::result_in_alternate(), else in keys. Ranges must not overlap.
+    SortPlan plan_sort(Type key, uint64_t count, const BufferRange& keys, const BufferRange& keys_alternate,
+                       const BufferRange& scratch, const SortOptions& = {});
+    // The same, with values of value_bytes each moved with their keys (values in `values`, the result
+    // in values_alternate exactly when the keys' is in keys_alternate).
+    SortPlan plan_sort_pairs(Type key, uint32_t value_bytes, uint64_t count, const BufferRange& keys,
+                             const BufferRange& keys_alternate, const BufferRange& values,
+                             const BufferRange& values_alternate, const BufferRange& scratch, const SortOptions& = {});
+    // With the count read on the device when the plan executes (IndirectCount): size the buffers and
+    // the scratch for count.max_count.
+    SortPlan plan_sort(Type key, const IndirectCount& count, const BufferRange& keys,
+                       const BufferRange& keys_alternate, const BufferRange& scratch, const SortOptions& = {});
+    SortPlan plan_sort_pairs(Type key, uint32_t value_bytes, const IndirectCount& count, const BufferRange& keys,
+                             const BufferRange& keys_alternate, const BufferRange& values,
+                             const BufferRange& values_alternate, const BufferRange& scratch, const SortOptions& = {});
 
     // The pipeline cache pipelines are created through (DeviceCreateInfo::pipeline_cache, or the
     // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself.

@@ -3,8 +3,9 @@
 // Every module shares one interface, so one descriptor-set layout and pipeline layout serve them all:
 //   set 0, binding 0: storage buffer, the input items (read only)
 //   set 0, binding 1: storage buffer, the output items (written only where the item is live)
-//   set 0, bindings 2 and 3: storage buffers of block and device scans (block: the per-tile record;
-//     device: the scratch, and the count of a plan with an IndirectCount); a layout with all four
+//   set 0, bindings 2 and 3: storage buffers of block and device scans and the sort (block: the
+//     per-tile record; device scan and sort: the scratch, and the count of a plan with an IndirectCount)
+//   set 0, bindings 4 and 5: storage buffers of the sort, the values in and out; a layout with all six
 //     serves every module
 //   push constants: ModuleParams below, 32 bytes, compute stage
 //   specialization constants 0, 1, 2: work-group size x, y, z (uint32)
@@ -83,7 +84,7 @@ constexpr uint32_t block_stage_bytes = 16384;
 
 constexpr uint32_t module_input_binding = 0;
 constexpr uint32_t module_output_binding = 1;
-constexpr uint32_t module_max_bindings = 4; // the shared layout's storage buffers
+constexpr uint32_t module_max_bindings = 6; // the shared layout's storage buffers
 constexpr uint32_t module_spec_workgroup_size_x = 0; // then y = 1, z = 2
 constexpr uint32_t module_spec_subgroups_packed = 3;
 constexpr uint32_t module_push_constant_bytes = sizeof(ModuleParams);
@@ -96,7 +97,8 @@ struct ModuleInfo {
     Path path;
     Feature required;       // what the device must support to run it
     uint32_t max_workgroup_size; // invocations its shared scratch is sized for
-    uint32_t binding_count; // 2; 3 for block modules (binding 2: per-tile record, see BlockParams); 4 device_scan
+    uint32_t binding_count; // 2; 3 for block modules (binding 2: per-tile record, see BlockParams); 4 device_scan;
+                            // 6 radix_sort
     size_t code_bytes;      // size of the SPIR-V
     // The SPIR-V 1.3 words, entry point "main". The library keeps its modules packed, a stream per
     // kernel, type and path, and unpacks a stream when one of its modules is first asked for (safe

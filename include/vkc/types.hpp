@@ -36,8 +36,10 @@ enum class Op : uint32_t {
 // copy (internal) is the benchmarks' bandwidth ceiling: a uvec4 copy of uint items.
 // read (internal) is the reduce benchmark's ceiling: a uvec4 read-only pass.
 // device_scan is the device-wide scan and reduce of Context::scan / reduce (modes by push constant).
+// radix_sort is the device-wide sort of Context::sort (include/vkc/sort.hpp).
 enum class Collective : uint32_t { reduce, scan_inclusive, scan_exclusive, broadcast, all, any, layout_probe,
-                                   block_reduce, block_scan_inclusive, block_scan_exclusive, copy, device_scan, read };
+                                   block_reduce, block_scan_inclusive, block_scan_exclusive, copy, device_scan, read,
+                                   radix_sort };
 // How a module joins invocations: subgroup operations joined through shared memory, or shared memory only.
 enum class Path : uint32_t { subgroup, shared_memory };
 

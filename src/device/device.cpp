@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "device/device_state.hpp"
+#include "sort/internal.hpp"
 
 namespace vkc {
 
@@ -55,6 +56,33 @@ ScanPlan Device::plan_scan(Type type, Op op, const IndirectCount& count, const B
 ScanPlan Device::plan_reduce(Type type, Op op, const IndirectCount& count, const BufferRange& input,
                              const BufferRange& result, const BufferRange& scratch, const ScanOptions& o) {
     return state_->make_plan(true, type, op, count.max_count, input, result, scratch, o, false, 0, &count);
+}
+uint64_t Device::sort_scratch_bytes(Type key, uint64_t count, const SortOptions& o) const {
+    return state_->sort_scratch_bytes(key, count, o);
+}
+SortPlan Device::plan_sort(Type key, uint64_t count, const BufferRange& keys, const BufferRange& keys_alternate,
+                           const BufferRange& scratch, const SortOptions& o) {
+    return state_->make_sort_plan(key, 0, count, {keys, keys_alternate, {}, {}, scratch}, o);
+}
+SortPlan Device::plan_sort_pairs(Type key, uint32_t value_bytes, uint64_t count, const BufferRange& keys,
+                                 const BufferRange& keys_alternate, const BufferRange& values,
+                                 const BufferRange& values_alternate, const BufferRange& scratch,
+                                 const SortOptions& o) {
+    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (4, 8 or 16 bytes are supported)");
+    return state_->make_sort_plan(key, value_bytes, count, {keys, keys_alternate, values, values_alternate, scratch},
+                                  o);
+}
+SortPlan Device::plan_sort(Type key, const IndirectCount& count, const BufferRange& keys,
+                           const BufferRange& keys_alternate, const BufferRange& scratch, const SortOptions& o) {
+    return state_->make_sort_plan(key, 0, count.max_count, {keys, keys_alternate, {}, {}, scratch}, o, &count);
+}
+SortPlan Device::plan_sort_pairs(Type key, uint32_t value_bytes, const IndirectCount& count, const BufferRange& keys,
+                                 const BufferRange& keys_alternate, const BufferRange& values,
+                                 const BufferRange& values_alternate, const BufferRange& scratch,
+                                 const SortOptions& o) {
+    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (4, 8 or 16 bytes are supported)");
+    return state_->make_sort_plan(key, value_bytes, count.max_count,
+                                  {keys, keys_alternate, values, values_alternate, scratch}, o, &count);
 }
 VkPipelineCache Device::vk_pipeline_cache() const { return state_->pipelines.pipeline_cache; }
 std::vector<uint8_t> Device::pipeline_cache_data() const { return state_->pipelines.pipeline_cache_data(); }

@@ -13,10 +13,12 @@
 #include "device/vulkan_api.hpp"
 #include "pipeline/pipelines.hpp"
 #include "vkc/context.hpp"
+#include "vkc/sort.hpp"
 
 namespace vkc {
 
 struct DeviceCore;
+struct SortRanges;
 
 // A queue of the device, for a Context's submissions.
 struct DeviceQueue {
@@ -76,6 +78,11 @@ struct DeviceState {
     ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
                        const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot,
                        const IndirectCount* indirect = nullptr);
+    // Device-wide sort (src/sort/): value_bytes 0 sorts keys only; indirect: the count is read on the
+    // device, count is its bound.
+    uint64_t sort_scratch_bytes(Type key, uint64_t count, const SortOptions&) const;
+    SortPlan make_sort_plan(Type key, uint32_t value_bytes, uint64_t count, const SortRanges& ranges,
+                            const SortOptions&, const IndirectCount* indirect = nullptr);
     // Whether float add and mul modules of this bit width are created with DenormPreserve.
     bool keeps_denormals(uint32_t width) const;
 

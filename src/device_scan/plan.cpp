@@ -10,6 +10,8 @@
 namespace vkc {
 
 namespace {
+constexpr uint32_t scan_bindings = 4; // device_scan.comp's: input, output, scratch, count
+
 bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
     return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
 }
@@ -153,7 +155,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     if (indirect) path |= VKC_DEVICE_COUNT_ON_DEVICE;
     st.pipeline = pipelines.pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(module_max_bindings * segments)};
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(scan_bindings * segments)};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = uint32_t(segments);
     dp.poolSizeCount = 1;
@@ -200,14 +202,14 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             count_info = {indirect->count_buffer, base, at + 4 - base};
             count_word = uint32_t((at - base) / 4);
         }
-        VkDescriptorBufferInfo infos[module_max_bindings] = {
+        VkDescriptorBufferInfo infos[scan_bindings] = {
             {count ? in.buffer : out.buffer, count ? in.offset + s * l.segment_items * bytes : out.offset,
              std::max<uint64_t>(seg_bytes, bytes)},
             {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes, reduce ? bytes : seg_bytes},
             {scratch.buffer, scratch.offset, state_binding_bytes},
             count_info};
-        VkWriteDescriptorSet writes[module_max_bindings] = {};
-        for (uint32_t i = 0; i < module_max_bindings; ++i) {
+        VkWriteDescriptorSet writes[scan_bindings] = {};
+        for (uint32_t i = 0; i < scan_bindings; ++i) {
             writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
             writes[i].dstSet = st.sets[s];
             writes[i].dstBinding = i;
@@ -215,7 +217,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             writes[i].pBufferInfo = &infos[i];
         }
-        vk.vkUpdateDescriptorSets(device, module_max_bindings, writes, 0, nullptr);
+        vk.vkUpdateDescriptorSets(device, scan_bindings, writes, 0, nullptr);
 
         DeviceScanParams p{};
         p.count = uint32_t(items);

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "device/vulkan_api.hpp"
 #include "vkc/context.hpp"
@@ -78,6 +80,8 @@ struct ContextState {
     void dispatch(const Dispatch&);
     // A plan of the Context's device on its command buffer, waited for.
     void run_plan(const ScanPlan&);
+    // A sort plan, then the copies (source, destination) after it, waited for (src/sort/).
+    void run_sort_plan(const SortPlan&, const std::vector<std::pair<BufferRange, BufferRange>>& copies);
 };
 
 } // namespace vkc

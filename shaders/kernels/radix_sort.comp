@@ -1,0 +1,297 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_memory_scope_semantics : require
+
+// Device-wide LSD radix sort of 32-bit keys, with values of 1, 2 or 4 words (vkc::SortPlan,
+// Context::sort). The host records, for a sort by bits [begin, end):
+//
+//   MODE_HISTOGRAM  one read of the keys counts every pass's digits (8 bits a pass) into the scratch;
+//   MODE_PASS       a dispatch a pass (Onesweep's traffic: each key read once and written once):
+//                   each work-group takes a tile of 4096 keys by ticket, counts its digits and posts
+//                   the counts at once, ranks the tile stably by the digit (vkc/radix_rank.glsl, two
+//                   4-bit ranks: no subgroup operation, so the same at every subgroup width), finds
+//                   for each digit the keys of that digit in the tiles before it by a decoupled
+//                   look-back, and writes each key to digit start + keys of its digit before it.
+//
+// Forward progress: Vulkan promises none between work-groups, so no look-back waits without bound.
+// A digit's status that stays unposted for spin_limit polls is computed by the waiting work-group
+// itself, from that tile's keys (read-only in the pass), and the walk goes on (the decoupled fallback
+// of Smith, Levien and Owens, 2025). FLAG_FORCE_FALLBACK makes every tile compute its predecessor.
+//
+// Keys move as their own bits; the digit is taken from an order-preserving transform of them (int:
+// the sign bit flipped; float: negatives flipped whole, so -0 sorts before +0 and NaNs with the sign
+// set first, the others last, as CUB places them), and from its complement when descending. Every
+// pass is stable, so equal keys keep their input order, ascending or descending.
+//
+// Bindings: 0 keys in, 1 keys out, 2 the scratch (uint words, vkc/contract.h's VKC_SORT_*), 3 an
+// IndirectCount's buffer, 4 values in, 5 values out.
+#include "vkc/contract.h"
+
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
+layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = true;
+layout(constant_id = VKC_SPEC_KERNEL) const uint value_words = 0u; // 0: keys only; 1, 2 or 4
+#define VKC_SUBGROUPS_PACKED subgroups_packed
+// Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
+#define VKC_SCRATCH_CAPACITY VKC_SORT_WORKGROUP_SIZE
+#define VKC_RADIX_CAPACITY VKC_SORT_WORKGROUP_SIZE
+#define VKC_ITEMS VKC_SORT_ITEMS
+#define VKC_RADIX_BITS 4
+#include "vkc/radix_rank.glsl"
+
+layout(set = 0, binding = 0, std430) readonly buffer KeysIn { uint keys_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer KeysOut { uint keys_out[]; };
+layout(set = 0, binding = 2, std430) coherent buffer State { uint state[]; };
+layout(set = 0, binding = 3, std430) readonly buffer IndirectCount { uint indirect_count_words[]; };
+layout(set = 0, binding = 4, std430) readonly buffer ValuesIn { uint values_in[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer ValuesOut { uint values_out[]; };
+
+layout(push_constant, std430) uniform Params {
+    uint count;      // keys (with FLAG_COUNT_ON_DEVICE: at most this many)
+    uint tiles;      // tiles the grid covers
+    uint flags;
+    uint mode;
+    uint bits;       // MODE_PASS: the digit's first bit | its width << 8 | the pass << 16;
+                     // MODE_HISTOGRAM: the first bit | the end bit << 8 | passes << 16
+    uint spin_limit; // polls of an unposted status before computing it
+    uint tiles_per_group; // MODE_HISTOGRAM: tiles a work-group counts
+    uint zero;
+} params;
+
+const uint SIZE = VKC_SORT_WORKGROUP_SIZE;
+const uint TILE = VKC_SORT_WORKGROUP_SIZE * VKC_SORT_ITEMS;
+const uint DIGITS = 1u << VKC_SORT_DIGIT_BITS;
+const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
+const uint COUNT_MASK = (1u << 30u) - 1u;
+
+bool has_flag(uint f) { return (params.flags & f) != 0u; }
+
+uint key_count() {
+    if (!has_flag(VKC_SORT_FLAG_COUNT_ON_DEVICE)) return params.count;
+    return min(indirect_count_words[params.flags >> VKC_DEVICE_COUNT_WORD_SHIFT], params.count);
+}
+
+// The key's bits in an order that sorts as unsigned, complemented when descending.
+uint ordered(uint bits) {
+    uint transform = (params.flags >> VKC_SORT_TRANSFORM_SHIFT) & 3u;
+    uint k = transform == 1u ? vkc_radix_key_int(int(bits)) : transform == 2u ? vkc_radix_key_float(bits) : bits;
+    return has_flag(VKC_SORT_FLAG_DESCENDING) ? ~k : k;
+}
+
+// ---- MODE_HISTOGRAM ---------------------------------------------------------------------------
+// The work-group's counts in vkc_radix_stage (passes x 256 words), added to the scratch's at the end.
+void count_digits() {
+    const uint t = gl_LocalInvocationIndex;
+    const uint begin = params.bits & 0xffu, end = (params.bits >> 8u) & 0xffu, passes = params.bits >> 16u;
+    for (uint w = t; w < passes * DIGITS; w += SIZE) vkc_radix_stage[w] = 0u;
+    barrier();
+    const uint count = key_count();
+    const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    const uint first_tile = group * params.tiles_per_group;
+    const uint last_tile = min(first_tile + params.tiles_per_group, params.tiles);
+    for (uint tile = first_tile; tile < last_tile; ++tile) {
+        for (uint i = 0u; i < VKC_SORT_ITEMS; ++i) {
+            uint at = tile * TILE + i * SIZE + t;
+            if (at >= count) break;
+            uint k = ordered(keys_in[at]);
+            for (uint p = 0u; p < passes; ++p) {
+                uint bit = begin + p * VKC_SORT_DIGIT_BITS;
+                uint width = min(VKC_SORT_DIGIT_BITS, end - bit);
+                atomicAdd(vkc_radix_stage[p * DIGITS + ((k >> bit) & ((1u << width) - 1u))], 1u);
+            }
+        }
+    }
+    barrier();
+    for (uint w = t; w < passes * DIGITS; w += SIZE) {
+        uint n = vkc_radix_stage[w];
+        if (n != 0u) atomicAdd(state[VKC_SORT_HISTOGRAMS + w], n);
+    }
+}
+
+// ---- MODE_PASS ----------------------------------------------------------------------------------
+shared uint tile_index;
+shared uint tile_count[DIGITS];  // keys of each digit in this tile
+shared uint digit_offset[DIGITS]; // where the tile's sorted position k of a digit's key goes, less k
+shared uint look_back_pending, look_back_missing;
+
+uint digit_bit() { return params.bits & 0xffu; }
+uint digit_of(uint bits) {
+    uint width = (params.bits >> 8u) & 0xffu;
+    return (ordered(bits) >> digit_bit()) & ((1u << width) - 1u);
+}
+// Pass p posts in array p % 2, which pass p - 2 left posted: pass p zeroes its tiles' words in the
+// other array (pass p - 1's, finished) for pass p + 1. Tiles past an IndirectCount's count post in
+// no pass, so their words stay zero.
+uint status_at(uint tile, uint digit, uint parity) {
+    return VKC_SORT_STATUSES + (parity * params.tiles + tile) * DIGITS + digit;
+}
+uint status_at(uint tile, uint digit) { return status_at(tile, digit, (params.bits >> 16u) & 1u); }
+void post(uint tile, uint digit, uint flag, uint value) {
+    atomicStore(state[status_at(tile, digit)], (flag << 30u) | value, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                gl_SemanticsRelaxed);
+}
+
+// Striped words of a tile (word i * SIZE + t) to blocked registers (word t * ITEMS + i) through the stage.
+void to_blocked(inout uint words[VKC_ITEMS]) {
+    const uint t = gl_LocalInvocationIndex;
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[i * SIZE + t] = words[i];
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[t * VKC_ITEMS + i];
+}
+// Words to their ranks, then striped: register i holds sorted position i * SIZE + t.
+void to_sorted_striped(inout uint words[VKC_ITEMS], uint ranks[VKC_ITEMS]) {
+    const uint t = gl_LocalInvocationIndex;
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[ranks[i]] = words[i];
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[i * SIZE + t];
+}
+
+// Tile `tile`'s count of digit t, from its keys (the fallback), in vkc_radix_stage[t].
+uint count_tile(uint tile, uint count) {
+    const uint t = gl_LocalInvocationIndex;
+    barrier();
+    vkc_radix_stage[t] = 0u;
+    barrier();
+    for (uint i = 0u; i < VKC_SORT_ITEMS; ++i) {
+        uint at = tile * TILE + i * SIZE + t;
+        if (at < count) atomicAdd(vkc_radix_stage[digit_of(keys_in[at])], 1u);
+    }
+    barrier();
+    return vkc_radix_stage[t];
+}
+
+// Keys of digit t in the tiles before `tile`: walks back until every digit has met a tile's
+// inclusive prefix (tile 0 posts its counts as one), a round a tile.
+uint look_back(uint tile, uint count) {
+    const uint t = gl_LocalInvocationIndex;
+    uint before = 0u;
+    bool done = tile == 0u;
+    uint j = tile;
+    for (;;) {
+        barrier();
+        if (t == 0u) {
+            look_back_pending = 0u;
+            look_back_missing = 0u;
+        }
+        barrier();
+        if (!done) atomicOr(look_back_pending, 1u);
+        barrier();
+        if (look_back_pending == 0u) break;
+        --j;
+        bool missing = false;
+        if (!done) {
+            uint word = 0u;
+            if (!(has_flag(VKC_SORT_FLAG_FORCE_FALLBACK) && j + 1u == tile)) {
+                for (uint polls = 0u;; ++polls) {
+                    word = atomicLoad(state[status_at(j, t)], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                      gl_SemanticsRelaxed);
+                    if ((word >> 30u) != STATUS_NONE || polls >= params.spin_limit) break;
+                }
+            }
+            if ((word >> 30u) == STATUS_NONE) {
+                missing = true;
+                atomicOr(look_back_missing, 1u);
+            } else {
+                before += word & COUNT_MASK;
+                done = (word >> 30u) == STATUS_PREFIX;
+            }
+        }
+        barrier();
+        if (look_back_missing != 0u) { // uniform: read after the barrier
+            uint counted = count_tile(j, count);
+            if (missing) before += counted;
+        }
+        done = done || j == 0u; // nothing comes before tile 0, posted or counted
+    }
+    return before;
+}
+
+void sort_tile() {
+    const uint t = gl_LocalInvocationIndex;
+    if (t == 0u) tile_index = atomicAdd(state[VKC_SORT_TICKETS + (params.bits >> 16u)], 1u);
+    tile_count[t] = 0u;
+    barrier();
+    const uint tile = tile_index;
+    const uint count = key_count();
+    if (tile * TILE >= count) return; // an IndirectCount's work-group past the count: uniform
+    const uint first = tile * TILE;
+    const uint valid = min(TILE, count - first);
+    state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
+
+    uint keys[VKC_ITEMS], digits[VKC_ITEMS];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint at = i * SIZE + t;
+        keys[i] = at < valid ? keys_in[first + at] : 0u;
+    }
+    to_blocked(keys);
+    // Past the count, the largest digit: such keys are last in the tile and stay last.
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        bool live = t * VKC_ITEMS + i < valid;
+        digits[i] = live ? digit_of(keys[i]) : DIGITS - 1u;
+        if (live) atomicAdd(tile_count[digits[i]], 1u);
+    }
+    barrier();
+    // The counts go out before the ranking, so successors find them early.
+    post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, tile_count[t]);
+
+    uvec4 values[VKC_ITEMS];
+    if (value_words != 0u) {
+        for (uint c = 0u; c < value_words; ++c) {
+            uint words[VKC_ITEMS];
+            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+                uint at = i * SIZE + t;
+                words[i] = at < valid ? values_in[(first + at) * value_words + c] : 0u;
+            }
+            to_blocked(words);
+            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
+        }
+    }
+
+    // Two stable 4-bit ranks: by the low half of the digit, then by the high half.
+    uint ranks[VKC_ITEMS], halves[VKC_ITEMS];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) halves[i] = digits[i] & 15u;
+    vkc_radix_rank(halves, TILE, ranks);
+    vkc_radix_exchange(keys, ranks);
+    vkc_radix_exchange(digits, ranks);
+    for (uint c = 0u; c < value_words; ++c) {
+        uint words[VKC_ITEMS];
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
+        vkc_radix_exchange(words, ranks);
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
+    }
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) halves[i] = digits[i] >> 4u;
+    vkc_radix_rank(halves, TILE, ranks);
+
+    // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
+    // pass's counts), plus its keys in the tiles before, less its first position in this tile.
+    uint pass_counts = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t];
+    uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
+    uint mine = tile_count[t];
+    uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
+    uint before = look_back(tile, count);
+    if (tile != 0u) post(tile, t, STATUS_PREFIX, before + mine);
+    digit_offset[t] = digit_start + before - tile_start;
+
+    to_sorted_striped(keys, ranks);
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint k = i * SIZE + t;
+        digits[i] = digit_of(keys[i]);
+        if (k < valid) keys_out[digit_offset[digits[i]] + k] = keys[i];
+    }
+    for (uint c = 0u; c < value_words; ++c) {
+        uint words[VKC_ITEMS];
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
+        to_sorted_striped(words, ranks);
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            uint k = i * SIZE + t;
+            if (k < valid) values_out[(digit_offset[digits[i]] + k) * value_words + c] = words[i];
+        }
+    }
+}
+
+void main() {
+    if (params.mode == VKC_SORT_MODE_HISTOGRAM) count_digits();
+    else sort_tile();
+}

@@ -1,0 +1,59 @@
+// Shared by the device-wide sort's sources (src/sort/): the ranges a plan works on and the checks
+// every entry point makes. Not installed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "device/device_core.hpp"
+#include "vkc/contract.h"
+
+#include "vkc/sort.hpp"
+
+namespace vkc {
+
+// The caller's ranges of a sort: each pass moves keys (and values) from one of a pair to the other.
+struct SortRanges {
+    BufferRange keys, keys_alternate;
+    BufferRange values, values_alternate; // pairs only
+    BufferRange scratch;
+};
+
+// Digit passes of a sort by these options (0 when the bit range is empty).
+uint32_t sort_passes(Type key, const SortOptions& o);
+// Throws Error naming what is wrong: the key type, the value size, the bit range, the count.
+void check_sort_arguments(Type key, uint32_t value_bytes, uint64_t count, const SortOptions& o, const char* what);
+// Scratch bytes a sort of count keys needs.
+uint64_t sort_scratch_bytes_of(uint64_t count);
+
+// Push constants of radix_sort.comp (its Params block), 32 bytes like every module's.
+struct SortParams {
+    uint32_t count, tiles, flags, mode, bits, spin_limit, tiles_per_group, zero;
+};
+static_assert(sizeof(SortParams) == module_push_constant_bytes);
+static_assert(sort_tile_keys == VKC_SORT_WORKGROUP_SIZE * VKC_SORT_ITEMS);
+static_assert(sort_max_count == VKC_SORT_MAX_COUNT);
+
+struct SortPlan::State {
+    struct Dispatch {
+        uint32_t set = 0;
+        SortParams params{};
+        uint32_t grid_x = 0, grid_y = 0;
+    };
+    std::shared_ptr<DeviceCore> core;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkDescriptorSet sets[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE}; // keys -> alternate, and back
+    BufferRange scratch;       // the range the fill zeroes
+    std::vector<Dispatch> dispatches;
+    uint64_t count = 0;
+    uint32_t passes = 0;
+    Path path = Path::shared_memory;
+    ~State() {
+        if (pool) core->vk.vkDestroyDescriptorPool(core->device, pool, core->allocator);
+    }
+};
+
+} // namespace vkc

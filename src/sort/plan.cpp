@@ -1,0 +1,269 @@
+// Device-wide radix sort plans (include/vkc/sort.hpp): a fill of the scratch, the counting dispatch
+// and a dispatch a digit pass of shaders/kernels/radix_sort.comp, made once and recorded into any
+// command buffer of the device.
+#include <algorithm>
+#include <string>
+
+#include "device/device_state.hpp"
+#include "sort/internal.hpp"
+#include "vkc/contract.h"
+
+namespace vkc {
+
+namespace {
+constexpr uint32_t sort_bindings = 6; // keys in, keys out, scratch, count, values in, values out
+constexpr uint32_t default_spin_limit = 256;
+// Work-groups of the counting dispatch at most: each counts a run of tiles into shared memory first,
+// so that few add their counts to the scratch's.
+constexpr uint64_t histogram_groups = 1024;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
+    return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
+}
+
+// The key transform the kernel orders by (VKC_SORT_TRANSFORM_SHIFT).
+uint32_t transform_of(Type key) { return key == Type::i32 ? 1u : key == Type::f32 ? 2u : 0u; }
+} // namespace
+
+SortPlan::SortPlan() = default;
+SortPlan::SortPlan(SortPlan&&) noexcept = default;
+SortPlan& SortPlan::operator=(SortPlan&&) noexcept = default;
+SortPlan::~SortPlan() = default;
+uint64_t SortPlan::count() const { return state_ ? state_->count : 0; }
+uint32_t SortPlan::passes() const { return state_ ? state_->passes : 0; }
+uint32_t SortPlan::dispatches() const { return state_ ? uint32_t(state_->dispatches.size()) : 0; }
+bool SortPlan::result_in_alternate() const { return state_ && state_->passes % 2 == 1; }
+Path SortPlan::path() const { return state_ ? state_->path : Path::shared_memory; }
+
+void SortPlan::record(VkCommandBuffer cmd) const {
+    if (!state_ || state_->dispatches.empty()) return; // nothing to sort
+    const State& s = *state_;
+    if (!s.core->context_alive) throw Error("SortPlan::record: the plan's Context was destroyed");
+    const DeviceTable& vk = s.core->vk;
+    const uint64_t failed_before = s.core->failed_allocations;
+    vk.vkCmdFillBuffer(cmd, s.scratch.buffer, s.scratch.offset, s.scratch.size, 0);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier,
+                            0, nullptr, 0, nullptr);
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
+    for (size_t i = 0; i < s.dispatches.size(); ++i) {
+        const State::Dispatch& d = s.dispatches[i];
+        if (i > 0) { // the counts, or the pass before, land before the next pass reads them
+            barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                                    1, &barrier, 0, nullptr, 0, nullptr);
+        }
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.layout, 0, 1, &s.sets[d.set], 0, nullptr);
+        vk.vkCmdPushConstants(cmd, s.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(SortParams), &d.params);
+        vk.vkCmdDispatch(cmd, d.grid_x, d.grid_y, 1);
+    }
+    s.core->check_allocations(failed_before, "SortPlan::record");
+}
+
+uint32_t sort_passes(Type key, const SortOptions& o) {
+    uint32_t end = o.end_bit ? o.end_bit : uint32_t(8 * size_of(key));
+    return end > o.begin_bit ? uint32_t(ceil_div(end - o.begin_bit, VKC_SORT_DIGIT_BITS)) : 0;
+}
+
+void check_sort_arguments(Type key, uint32_t value_bytes, uint64_t count, const SortOptions& o, const char* what) {
+    if (key != Type::u32 && key != Type::i32 && key != Type::f32) {
+        throw Error(std::string(what) + ": keys of type " + std::string(name(key)) +
+                    " are not supported (uint, int and float keys are)");
+    }
+    if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8 && value_bytes != 16) {
+        throw Error(std::string(what) + ": values of " + std::to_string(value_bytes) +
+                    " bytes are not supported (4, 8 or 16 bytes are)");
+    }
+    uint32_t key_bits = uint32_t(8 * size_of(key));
+    uint32_t end = o.end_bit ? o.end_bit : key_bits;
+    if (end > key_bits || o.begin_bit > end) {
+        throw Error(std::string(what) + ": the bit range [" + std::to_string(o.begin_bit) + ", " +
+                    std::to_string(o.end_bit) + ") is not within the key's " + std::to_string(key_bits) +
+                    " bits with begin_bit <= end_bit");
+    }
+    if (o.spin_limit > 65535) {
+        throw Error(std::string(what) + ": spin_limit " + std::to_string(o.spin_limit) + " is past 65535");
+    }
+    if (count > sort_max_count) {
+        throw Error(std::string(what) + ": " + std::to_string(count) + " keys are past " +
+                    std::to_string(sort_max_count) + ", the most one sort takes");
+    }
+}
+
+uint64_t sort_scratch_bytes_of(uint64_t count) {
+    uint64_t tiles = std::max<uint64_t>(1, ceil_div(count, sort_tile_keys));
+    return (VKC_SORT_STATUSES + 2 * tiles * (1u << VKC_SORT_DIGIT_BITS)) * sizeof(uint32_t);
+}
+
+uint64_t DeviceState::sort_scratch_bytes(Type key, uint64_t count, const SortOptions& o) const {
+    check_sort_arguments(key, 0, count, o, "sort_scratch_bytes");
+    return sort_scratch_bytes_of(count);
+}
+
+SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t count, const SortRanges& r,
+                                     const SortOptions& o, const IndirectCount* indirect) {
+    const char* what = value_bytes ? "sort_pairs" : "sort";
+    check_sort_arguments(key, value_bytes, count, o, what);
+    const DeviceInfo& dev = info;
+    const ModuleInfo* m = &select_module(Collective::radix_sort, Type::u32, Op::add, o.path);
+    if (m->path == Path::subgroup && !known_packed(VKC_SORT_WORKGROUP_SIZE)) {
+        m = &select_module(Collective::radix_sort, Type::u32, Op::add, Path::shared_memory);
+    }
+    check_shape({VKC_SORT_WORKGROUP_SIZE});
+    if (shared_memory_bytes(*m) > dev.max_shared_memory) {
+        throw UnsupportedError(std::string(what) + ": the sort needs " + std::to_string(shared_memory_bytes(*m)) +
+                               " bytes of shared memory; the device has " + std::to_string(dev.max_shared_memory));
+    }
+    const uint64_t key_bytes = count * 4, value_range_bytes = count * value_bytes;
+    const uint64_t scratch_need = sort_scratch_bytes_of(count);
+    const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
+    auto check_range = [&](const BufferRange& range, uint64_t need, const char* role) {
+        if (!range.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
+        if (range.offset % align) {
+            throw Error(std::string(what) + ": the " + role + " offset " + std::to_string(range.offset) +
+                        " is not a multiple of " + std::to_string(align) +
+                        " (16 bytes and minStorageBufferOffsetAlignment)");
+        }
+        if (range.size < need) {
+            throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(range.size) +
+                        " bytes; " + std::to_string(need) + " are needed");
+        }
+        if (need > dev.max_storage_buffer_range) {
+            throw Error(std::string(what) + ": the " + role + " range needs " + std::to_string(need) +
+                        " bytes, past maxStorageBufferRange (" + std::to_string(dev.max_storage_buffer_range) + ")");
+        }
+    };
+    struct Role {
+        const BufferRange* range;
+        uint64_t bytes;
+        const char* name;
+    };
+    std::vector<Role> roles = {{&r.keys, key_bytes, "keys"}, {&r.keys_alternate, key_bytes, "alternate keys"}};
+    if (value_bytes) {
+        roles.push_back({&r.values, value_range_bytes, "values"});
+        roles.push_back({&r.values_alternate, value_range_bytes, "alternate values"});
+    }
+    roles.push_back({&r.scratch, scratch_need, "scratch"});
+    if (count > 0) {
+        for (const Role& role : roles) check_range(*role.range, role.bytes, role.name);
+        for (size_t i = 0; i < roles.size(); ++i) {
+            for (size_t j = i + 1; j < roles.size(); ++j) {
+                if (overlaps(*roles[i].range, roles[i].bytes, *roles[j].range, roles[j].bytes)) {
+                    throw Error(std::string(what) + ": the " + roles[i].name + " range overlaps the " +
+                                roles[j].name + " range");
+                }
+            }
+        }
+    }
+    uint32_t count_word = 0;
+    VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
+    if (indirect) {
+        if (!indirect->count_buffer) throw Error(std::string(what) + ": the IndirectCount's count_buffer is VK_NULL_HANDLE");
+        if (indirect->count_buffer_offset % 4) {
+            throw Error(std::string(what) + ": the IndirectCount's count_buffer_offset " +
+                        std::to_string(indirect->count_buffer_offset) + " is not a multiple of 4");
+        }
+        BufferRange count_range{indirect->count_buffer, indirect->count_buffer_offset, 4};
+        for (const Role& role : roles) {
+            if (count > 0 && overlaps(count_range, 4, *role.range, role.bytes)) {
+                throw Error(std::string(what) + ": the IndirectCount's count lies in the " + role.name + " range");
+            }
+        }
+        VkDeviceSize at = indirect->count_buffer_offset;
+        VkDeviceSize align_count = std::max<uint64_t>(1, dev.min_storage_buffer_offset_alignment);
+        VkDeviceSize base = at / align_count * align_count;
+        count_info = {indirect->count_buffer, base, at + 4 - base};
+        count_word = uint32_t((at - base) / 4);
+    }
+
+    SortPlan plan;
+    plan.state_ = std::make_unique<SortPlan::State>();
+    SortPlan::State& st = *plan.state_;
+    st.core = core;
+    st.layout = pipelines.pipeline_layout;
+    st.count = count;
+    st.path = m->path;
+    const uint32_t passes = sort_passes(key, o);
+    if (count == 0 || passes == 0) return plan; // nothing moves
+    st.passes = passes;
+    st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
+    const uint32_t value_words = value_bytes / 4;
+    st.pipeline = pipelines.pipeline(*m, {VKC_SORT_WORKGROUP_SIZE}, m->path == Path::subgroup, 0, false, value_words);
+
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * sort_bindings};
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.maxSets = 2;
+    dp.poolSizeCount = 1;
+    dp.pPoolSizes = &size;
+    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &st.pool), "vkCreateDescriptorPool");
+    VkDescriptorSetLayout layouts[2] = {pipelines.set_layout, pipelines.set_layout};
+    VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    a.descriptorPool = st.pool;
+    a.descriptorSetCount = 2;
+    a.pSetLayouts = layouts;
+    check(vk.vkAllocateDescriptorSets(device, &a, st.sets), "vkAllocateDescriptorSets");
+    // Keys only: the value bindings see the keys' ranges, never read or written (value_words is 0).
+    const BufferRange& values = value_bytes ? r.values : r.keys;
+    const BufferRange& values_alternate = value_bytes ? r.values_alternate : r.keys_alternate;
+    const uint64_t values_bytes = value_bytes ? value_range_bytes : key_bytes;
+    for (uint32_t set = 0; set < 2; ++set) {
+        const BufferRange& keys_from = set ? r.keys_alternate : r.keys;
+        const BufferRange& keys_to = set ? r.keys : r.keys_alternate;
+        const BufferRange& values_from = set ? values_alternate : values;
+        const BufferRange& values_to = set ? values : values_alternate;
+        VkDescriptorBufferInfo infos[sort_bindings] = {{keys_from.buffer, keys_from.offset, key_bytes},
+                                                       {keys_to.buffer, keys_to.offset, key_bytes},
+                                                       {r.scratch.buffer, r.scratch.offset, scratch_need},
+                                                       count_info,
+                                                       {values_from.buffer, values_from.offset, values_bytes},
+                                                       {values_to.buffer, values_to.offset, values_bytes}};
+        VkWriteDescriptorSet writes[sort_bindings] = {};
+        for (uint32_t i = 0; i < sort_bindings; ++i) {
+            writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            writes[i].dstSet = st.sets[set];
+            writes[i].dstBinding = i;
+            writes[i].descriptorCount = 1;
+            writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            writes[i].pBufferInfo = &infos[i];
+        }
+        vk.vkUpdateDescriptorSets(device, sort_bindings, writes, 0, nullptr);
+    }
+
+    const uint64_t tiles = ceil_div(count, sort_tile_keys);
+    SortParams p{};
+    p.count = uint32_t(count);
+    p.tiles = uint32_t(tiles);
+    p.flags = (o.descending ? VKC_SORT_FLAG_DESCENDING : 0u) |
+              (o.test.force_fallback ? VKC_SORT_FLAG_FORCE_FALLBACK : 0u) |
+              transform_of(key) << VKC_SORT_TRANSFORM_SHIFT;
+    if (indirect) p.flags |= VKC_SORT_FLAG_COUNT_ON_DEVICE | count_word << VKC_DEVICE_COUNT_WORD_SHIFT;
+    p.spin_limit = o.spin_limit ? o.spin_limit : default_spin_limit;
+    const uint32_t end = o.end_bit ? o.end_bit : 32u;
+    auto add = [&](uint32_t set, const SortParams& params, uint64_t groups) {
+        SortPlan::State::Dispatch d;
+        d.set = set;
+        d.params = params;
+        grid_for(groups, d.grid_x, d.grid_y);
+        st.dispatches.push_back(d);
+    };
+    SortParams h = p;
+    h.mode = VKC_SORT_MODE_HISTOGRAM;
+    h.bits = o.begin_bit | end << 8 | passes << 16;
+    h.tiles_per_group = uint32_t(ceil_div(tiles, histogram_groups));
+    add(0, h, ceil_div(tiles, h.tiles_per_group));
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+        uint32_t bit = o.begin_bit + pass * VKC_SORT_DIGIT_BITS;
+        SortParams s = p;
+        s.mode = VKC_SORT_MODE_PASS;
+        s.bits = bit | std::min(VKC_SORT_DIGIT_BITS, end - bit) << 8 | pass << 16;
+        add(pass % 2, s, tiles);
+    }
+    return plan;
+}
+
+} // namespace vkc

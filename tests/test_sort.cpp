@@ -1,0 +1,326 @@
+// Device-wide radix sort (Context::sort, sort_pairs, plans on a caller's buffers) against
+// std::stable_sort on the CPU, at whatever subgroup width the entry runs (CTest runs lavapipe at every
+// width, on the shared-memory path and with one CPU thread).
+#include "support.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace vkc;
+
+namespace {
+
+constexpr uint64_t tile = sort_tile_keys;
+
+// The CPU's order: keys as unsigned numbers after the order-preserving transform (int: sign bit
+// flipped; float: negatives flipped whole, positives with the sign bit set), complemented when
+// descending, then the bits [begin, end).
+uint32_t ordered(Type t, uint32_t bits) {
+    if (t == Type::i32) return bits ^ 0x80000000u;
+    if (t == Type::f32) return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+    return bits;
+}
+uint32_t sort_key(Type t, uint32_t bits, const SortOptions& o) {
+    uint32_t k = ordered(t, bits);
+    if (o.descending) k = ~k;
+    uint32_t end = o.end_bit ? o.end_bit : 32;
+    uint32_t width = end - o.begin_bit;
+    return width == 0 ? 0 : (k >> o.begin_bit) & (width == 32 ? 0xffffffffu : (1u << width) - 1u);
+}
+
+// Indices of keys in stable order: what the sort must give (keys and values follow them).
+std::vector<uint32_t> reference_order(Type t, const std::vector<uint32_t>& keys, const SortOptions& o) {
+    std::vector<uint32_t> order(keys.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return sort_key(t, keys[a], o) < sort_key(t, keys[b], o); });
+    return order;
+}
+
+enum class Pattern { random, equal, sorted, reversed, few, high_bits, low_bits, floats_special };
+const char* pattern_name(Pattern p) {
+    switch (p) {
+    case Pattern::random: return "random";
+    case Pattern::equal: return "all equal";
+    case Pattern::sorted: return "sorted";
+    case Pattern::reversed: return "reversed";
+    case Pattern::few: return "few distinct";
+    case Pattern::high_bits: return "high bits only";
+    case Pattern::low_bits: return "low bits only";
+    case Pattern::floats_special: return "-0, +0, denormals, infinities, NaNs";
+    }
+    return "?";
+}
+
+std::vector<uint32_t> make_keys(Pattern p, uint64_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> k(n);
+    for (uint64_t i = 0; i < n; ++i) {
+        uint32_t r = uint32_t(rng());
+        switch (p) {
+        case Pattern::random: k[i] = r; break;
+        case Pattern::equal: k[i] = 0x12345678u; break;
+        case Pattern::sorted: k[i] = uint32_t(i * 977); break;
+        case Pattern::reversed: k[i] = uint32_t((n - i) * 977); break;
+        case Pattern::few: k[i] = r % 5 * 0x01010101u; break;
+        case Pattern::high_bits: k[i] = r & 0xff000000u; break;
+        case Pattern::low_bits: k[i] = r & 0xffu; break;
+        case Pattern::floats_special: {
+            const uint32_t special[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x7f800000u,
+                                        0xff800000u, 0x7fc00000u, 0xffc00001u, 0x3f800000u, 0xbf800000u};
+            k[i] = r % 3 ? special[r % 10] : std::bit_cast<uint32_t>(float(int32_t(r >> 8) % 1000) / 7.0f);
+            break;
+        }
+        }
+    }
+    return k;
+}
+
+std::string describe(Type t, Pattern p, uint64_t n, const SortOptions& o) {
+    return std::string(name(t)) + " keys, " + pattern_name(p) + ", count " + std::to_string(n) + ", bits [" +
+           std::to_string(o.begin_bit) + ", " + std::to_string(o.end_bit) + ")" + (o.descending ? ", descending" : "") +
+           (o.test.force_fallback ? ", forced fallback" : "") + ", " + std::string(name(o.path)) + " path";
+}
+
+// Sorts keys (and values that record each key's input index, so stability shows) through the host
+// form and checks them against the reference order.
+void check_sort(Type t, Pattern p, uint64_t n, SortOptions o, uint32_t value_bytes = 0, uint64_t seed = 1) {
+    o.path = test::preferred_path();
+    std::vector<uint32_t> keys = make_keys(p, n, seed);
+    std::vector<uint32_t> order = reference_order(t, keys, o);
+    INFO(describe(t, p, n, o) << (value_bytes ? ", values of " + std::to_string(value_bytes) + " bytes" : ""));
+    std::vector<uint32_t> got = keys;
+    const uint32_t words = value_bytes / 4;
+    std::vector<uint32_t> values(n * words);
+    for (uint64_t i = 0; i < n; ++i) {
+        for (uint32_t w = 0; w < words; ++w) values[i * words + w] = uint32_t(i) * 4 + w;
+    }
+    test::context().sort_host(got.data(), value_bytes ? values.data() : nullptr, n, t, value_bytes, o);
+    uint64_t bad = n;
+    for (uint64_t i = 0; i < n && bad == n; ++i) {
+        if (got[i] != keys[order[i]]) bad = i;
+        for (uint32_t w = 0; w < words; ++w) {
+            if (values[i * words + w] != order[i] * 4 + w) bad = i;
+        }
+    }
+    if (bad != n) {
+        FAIL_CHECK("position " << bad << ": key " << got[bad] << " (want " << keys[order[bad]] << ")"
+                               << (words ? ", value " + std::to_string(values[bad * words]) + " (want " +
+                                               std::to_string(order[bad] * 4) + ")"
+                                         : ""));
+    } else {
+        CHECK(true);
+    }
+}
+
+} // namespace
+
+TEST_CASE("sort: keys of each type and pattern against std::stable_sort, ascending and descending") {
+    uint64_t seed = 10;
+    uint64_t index = 0;
+    for (Type t : {Type::u32, Type::i32, Type::f32}) {
+        for (Pattern p : {Pattern::random, Pattern::equal, Pattern::sorted, Pattern::reversed, Pattern::few,
+                          Pattern::high_bits, Pattern::low_bits, Pattern::floats_special}) {
+            if (p == Pattern::floats_special && t != Type::f32) continue;
+            for (bool descending : {false, true}) {
+                if (!test::spread(index++, 2)) continue;
+                SortOptions o;
+                o.descending = descending;
+                check_sort(t, p, 5 * tile + 123, o, 0, seed++);
+            }
+        }
+    }
+}
+
+TEST_CASE("sort: counts 0, 1, a tile and a tile +- 1, 2^k +- 1, many tiles") {
+    uint64_t seed = 100;
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), tile - 1, tile, tile + 1, (uint64_t(1) << 15) - 1,
+                       (uint64_t(1) << 15) + 1, 61 * tile + 7}) {
+        check_sort(Type::u32, Pattern::random, n, {}, 0, seed++);
+    }
+}
+
+TEST_CASE("sort: pairs keep equal keys in input order, values of 4, 8 and 16 bytes") {
+    uint64_t seed = 200;
+    for (uint32_t value_bytes : {4u, 8u, 16u}) {
+        for (Pattern p : {Pattern::few, Pattern::random}) {
+            for (bool descending : {false, true}) {
+                SortOptions o;
+                o.descending = descending;
+                check_sort(value_bytes == 8 ? Type::f32 : Type::u32, p, 3 * tile + 77, o, value_bytes, seed++);
+            }
+        }
+    }
+}
+
+TEST_CASE("sort: bit ranges, with passes of fewer than 8 bits and none at all") {
+    uint64_t seed = 300;
+    const std::pair<uint32_t, uint32_t> ranges[] = {{0, 32}, {8, 24}, {4, 12}, {0, 5}, {20, 32}, {16, 16}, {31, 32}};
+    for (auto [begin, end] : ranges) {
+        SortOptions o;
+        o.begin_bit = begin;
+        o.end_bit = end;
+        check_sort(Type::u32, Pattern::random, 2 * tile + 999, o, 4, seed++);
+        o.descending = true;
+        check_sort(Type::i32, Pattern::random, tile + 5, o, 0, seed++);
+    }
+}
+
+TEST_CASE("sort: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
+    uint64_t seed = 400;
+    for (int kind = 0; kind < 2; ++kind) {
+        SortOptions o;
+        o.test.force_fallback = kind == 0;
+        o.spin_limit = kind == 1 ? 1 : 0;
+        check_sort(Type::u32, Pattern::random, 13 * tile + 5, o, 4, seed++);
+        check_sort(Type::f32, Pattern::floats_special, 9 * tile + 1, o, 0, seed++);
+    }
+}
+
+TEST_CASE("sort: floats order as numbers, -0 before +0, NaNs at the ends") {
+    std::vector<float> keys = {3.5f, -0.0f, 0.0f, -1.0f, std::numeric_limits<float>::infinity(), 1e-45f,
+                               -std::numeric_limits<float>::infinity(), 2.0f, -1e-45f};
+    std::vector<float> got = test::context().sort(std::span<const float>(keys));
+    std::vector<float> want = {-std::numeric_limits<float>::infinity(), -1.0f, -1e-45f, -0.0f, 0.0f, 1e-45f, 2.0f,
+                               3.5f, std::numeric_limits<float>::infinity()};
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) CHECK(std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(want[i]));
+    std::vector<uint32_t> nan_keys = {0x7fc00000u, 0x3f800000u, 0xffc00000u, 0xbf800000u};
+    std::vector<uint32_t> with_nans(nan_keys);
+    test::context().sort_host(with_nans.data(), nullptr, with_nans.size(), Type::f32, 0, {});
+    CHECK(with_nans == std::vector<uint32_t>{0xffc00000u, 0xbf800000u, 0x3f800000u, 0x7fc00000u});
+    std::vector<int32_t> ints = {5, -3, 0, std::numeric_limits<int32_t>::min(), 7, -1};
+    SortOptions down;
+    down.descending = true;
+    std::vector<int32_t> sorted_down = test::context().sort(std::span<const int32_t>(ints), down);
+    CHECK(sorted_down == std::vector<int32_t>{7, 5, 0, -1, -3, std::numeric_limits<int32_t>::min()});
+}
+
+// Plans on ranges of one buffer at offsets, run on the Context's queue: the result in the alternate
+// range for an odd number of passes; a count read on the device, with the keys past it untouched.
+TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count read on the device") {
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t bound = 6 * tile + 100;
+    const uint64_t align = std::max<uint64_t>(256, ctx.info().min_storage_buffer_offset_alignment);
+    auto round = [&](uint64_t b) { return (b + align - 1) / align * align; };
+    const uint64_t key_bytes = round(bound * 4), value_bytes = round(bound * 8);
+    const uint64_t scratch_bytes = gpu.sort_scratch_bytes(Type::u32, bound);
+    const uint64_t at_keys = align, at_alt = at_keys + key_bytes, at_values = at_alt + key_bytes,
+                   at_values_alt = at_values + value_bytes, at_scratch = at_values_alt + value_bytes,
+                   at_count = at_scratch + round(scratch_bytes);
+    Buffer buffer = ctx.create_buffer(at_count + align);
+    uint64_t seed = 500;
+    for (uint32_t end_bit : {32u, 24u}) {
+        for (uint64_t n : {uint64_t(0), tile - 1, 5 * tile + 3, bound}) {
+            for (bool indirect : {false, true}) {
+                SortOptions o;
+                o.end_bit = end_bit;
+                o.path = test::preferred_path();
+                INFO("end bit " << end_bit << ", count " << n << (indirect ? ", read on the device" : ""));
+                std::vector<uint32_t> keys = make_keys(Pattern::random, bound, seed++);
+                std::vector<uint32_t> values(2 * bound);
+                for (uint64_t i = 0; i < 2 * bound; ++i) values[i] = uint32_t(i);
+                std::vector<uint32_t> sentinel(bound, 0xdeadbeefu);
+                ctx.upload(buffer, keys.data(), bound * 4, at_keys);
+                ctx.upload(buffer, sentinel.data(), bound * 4, at_alt);
+                ctx.upload(buffer, values.data(), bound * 8, at_values);
+                uint32_t count_word = uint32_t(n);
+                ctx.upload(buffer, &count_word, 4, at_count);
+                BufferRange k{buffer.handle(), at_keys, bound * 4}, ka{buffer.handle(), at_alt, bound * 4},
+                    v{buffer.handle(), at_values, bound * 8}, va{buffer.handle(), at_values_alt, bound * 8},
+                    s{buffer.handle(), at_scratch, scratch_bytes};
+                SortPlan plan = indirect ? gpu.plan_sort_pairs(Type::u32, 8, IndirectCount{buffer.handle(), at_count, bound},
+                                                               k, ka, v, va, s, o)
+                                         : gpu.plan_sort_pairs(Type::u32, 8, n, k, ka, v, va, s, o);
+                // A count read on the device records the passes of its bound, whatever it reads.
+                uint32_t want_passes = indirect || n > 0 ? end_bit / 8 : 0;
+                CHECK(plan.passes() == want_passes);
+                CHECK(plan.result_in_alternate() == (want_passes % 2 == 1));
+                ctx.run(plan);
+                std::vector<uint32_t> got(bound), got_values(2 * bound);
+                bool alternate = plan.result_in_alternate();
+                ctx.download(buffer, got.data(), bound * 4, alternate ? at_alt : at_keys);
+                ctx.download(buffer, got_values.data(), bound * 8, alternate ? at_values_alt : at_values);
+                std::vector<uint32_t> head(keys.begin(), keys.begin() + n);
+                std::vector<uint32_t> order = reference_order(Type::u32, head, o);
+                bool ok = true;
+                for (uint64_t i = 0; i < n; ++i) {
+                    ok = ok && got[i] == head[order[i]] && got_values[2 * i] == 2 * order[i] &&
+                         got_values[2 * i + 1] == 2 * order[i] + 1;
+                }
+                CHECK(ok);
+                // Past the count: the keys' range as uploaded, the alternate's sentinel.
+                bool untouched = true;
+                for (uint64_t i = n; i < bound; ++i) untouched = untouched && got[i] == (alternate ? 0xdeadbeefu : keys[i]);
+                CHECK(untouched);
+            }
+        }
+    }
+}
+
+TEST_CASE("sort: bad arguments get errors that name the problem") {
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t n = 1000;
+    Buffer keys = ctx.create_buffer(n * 4), alt = ctx.create_buffer(n * 4), values = ctx.create_buffer(n * 4),
+           values_alt = ctx.create_buffer(n * 4), scratch = ctx.create_buffer(gpu.sort_scratch_bytes(Type::u32, n));
+    std::vector<uint32_t> original(n);
+    for (uint64_t i = 0; i < n; ++i) original[i] = uint32_t(n - i);
+    ctx.upload(keys, original.data(), n * 4);
+    auto whole = [](const Buffer& b) { return BufferRange{b.handle(), 0, b.size()}; };
+    auto contains = [](const std::string& message, const char* part) {
+        INFO(message);
+        CHECK(message.find(part) != std::string::npos);
+    };
+    contains(test::error_of([&] { gpu.plan_sort(Type::u64, n, whole(keys), whole(alt), whole(scratch)); }),
+             "keys of type ulong are not supported");
+    contains(test::error_of([&] {
+                 gpu.plan_sort_pairs(Type::u32, 3, n, whole(keys), whole(alt), whole(values), whole(values_alt),
+                                     whole(scratch));
+             }),
+             "values of 3 bytes");
+    SortOptions wide;
+    wide.end_bit = 40;
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, whole(keys), whole(alt), whole(scratch), wide); }),
+             "bit range [0, 40)");
+    SortOptions backwards;
+    backwards.begin_bit = 20;
+    backwards.end_bit = 10;
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, whole(keys), whole(alt), whole(scratch), backwards); }),
+             "begin_bit <= end_bit");
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, sort_max_count + 1, whole(keys), whole(alt), whole(scratch)); }),
+             "the most one sort takes");
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, {}, whole(alt), whole(scratch)); }),
+             "the keys buffer is VK_NULL_HANDLE");
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, {keys.handle(), 4, n * 4 - 4}, whole(alt), whole(scratch)); }),
+             "the keys offset 4 is not a multiple");
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, whole(keys), {alt.handle(), 0, 16}, whole(scratch)); }),
+             "the alternate keys range holds 16 bytes");
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, whole(keys), whole(alt), {scratch.handle(), 0, 64}); }),
+             "the scratch range holds 64 bytes");
+    contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, whole(keys), whole(keys), whole(scratch)); }),
+             "the keys range overlaps the alternate keys range");
+    contains(test::error_of([&] {
+                 gpu.plan_sort_pairs(Type::u32, 4, n, whole(keys), whole(alt), whole(values), whole(keys),
+                                     whole(scratch));
+             }),
+             "overlaps the alternate values range");
+    contains(test::error_of([&] {
+                 gpu.plan_sort(Type::u32, IndirectCount{keys.handle(), 8, n}, whole(keys), whole(alt), whole(scratch));
+             }),
+             "the IndirectCount's count lies in the keys range");
+    contains(test::error_of([&] { ctx.sort(keys, Type::u32, 2 * n); }), "the keys buffer holds 4000 bytes; 8000");
+    contains(test::error_of([&] { ctx.sort_pairs(keys, keys, Type::u32, 4, n); }), "the same buffer");
+    std::vector<uint32_t> few(3), fewer(2);
+    contains(test::error_of([&] { ctx.sort_pairs(std::span<uint32_t>(few), std::span<uint32_t>(fewer)); }),
+             "differ in count");
+    // Nothing ran: the keys are as uploaded.
+    std::vector<uint32_t> after(n);
+    ctx.download(keys, after.data(), n * 4);
+    CHECK(after == original);
+}
