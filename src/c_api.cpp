@@ -12,8 +12,11 @@
 struct VkcDevice_T {
     vkc::Device device;
 };
+// A scan or reduce plan, or a sort plan: vkcCmdRecordPlan records whichever it holds.
 struct VkcPlan_T {
     vkc::ScanPlan plan;
+    vkc::SortPlan sort;
+    bool is_sort = false;
 };
 
 namespace {
@@ -108,6 +111,23 @@ vkc::ScanOptions options_of(const VkcPlanCreateInfo& info) {
     return o;
 }
 
+vkc::SortOptions sort_options_of(const VkcSortPlanCreateInfo& info) {
+    const uint32_t known = VKC_SORT_DESCENDING_BIT | VKC_SORT_SHARED_MEMORY_BIT;
+    if (info.flags & ~known) {
+        throw vkc::Error("VkcSortPlanCreateInfo::flags has unknown bits " + std::to_string(info.flags & ~known));
+    }
+    if (!known_type(uint32_t(info.keyType))) {
+        throw vkc::Error("VkcSortPlanCreateInfo::keyType " + std::to_string(uint32_t(info.keyType)) +
+                         " is not a VkcType");
+    }
+    vkc::SortOptions o;
+    o.begin_bit = info.beginBit;
+    o.end_bit = info.endBit;
+    o.descending = info.flags & VKC_SORT_DESCENDING_BIT;
+    o.path = (info.flags & VKC_SORT_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
+    return o;
+}
+
 } // namespace
 
 extern "C" {
@@ -198,17 +218,65 @@ VkcResult vkcCreatePlan(VkcDevice device, const VkcPlanCreateInfo* info, VkcPlan
                         : d.plan_reduce(t, op, info->count, range(info->input), range(info->output), range(info->scratch),
                                         o);
         }
-        *out = new VkcPlan_T{std::move(plan)};
+        VkcPlan_T* made = new VkcPlan_T{};
+        made->plan = std::move(plan);
+        *out = made;
     });
 }
+
+VkcResult vkcGetSortScratchSize(VkcDevice device, const VkcSortPlanCreateInfo* info, VkDeviceSize* bytes) {
+    if (!device || !info || !bytes) {
+        return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcGetSortScratchSize: device, pCreateInfo or pBytes is NULL");
+    }
+    return guarded([&] {
+        *bytes = device->device.sort_scratch_bytes(vkc::Type(info->keyType), info->count, sort_options_of(*info));
+    });
+}
+
+VkcResult vkcCreateSortPlan(VkcDevice device, const VkcSortPlanCreateInfo* info, VkcPlan* out) {
+    if (!out) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateSortPlan: pPlan is NULL");
+    *out = nullptr;
+    if (!device || !info) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateSortPlan: device or pCreateInfo is NULL");
+    return guarded([&] {
+        vkc::SortOptions o = sort_options_of(*info);
+        vkc::Type key = vkc::Type(info->keyType);
+        vkc::Device& d = device->device;
+        vkc::SortPlan plan;
+        if (info->countBuffer) {
+            vkc::IndirectCount count{info->countBuffer, info->countBufferOffset, info->count};
+            plan = info->valueBytes
+                       ? d.plan_sort_pairs(key, info->valueBytes, count, range(info->keys), range(info->keysAlternate),
+                                           range(info->values), range(info->valuesAlternate), range(info->scratch), o)
+                       : d.plan_sort(key, count, range(info->keys), range(info->keysAlternate), range(info->scratch), o);
+        } else {
+            plan = info->valueBytes ? d.plan_sort_pairs(key, info->valueBytes, info->count, range(info->keys),
+                                                        range(info->keysAlternate), range(info->values),
+                                                        range(info->valuesAlternate), range(info->scratch), o)
+                                    : d.plan_sort(key, info->count, range(info->keys), range(info->keysAlternate),
+                                                  range(info->scratch), o);
+        }
+        VkcPlan_T* made = new VkcPlan_T{};
+        made->sort = std::move(plan);
+        made->is_sort = true;
+        *out = made;
+    });
+}
+
+uint32_t vkcGetPlanResultInAlternate(VkcPlan plan) { return plan && plan->is_sort && plan->sort.result_in_alternate(); }
 
 VkcResult vkcCmdRecordPlan(VkcPlan plan, VkCommandBuffer cmd) {
     if (!plan) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCmdRecordPlan: plan is NULL");
     if (!cmd) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCmdRecordPlan: commandBuffer is VK_NULL_HANDLE");
-    return guarded([&] { plan->plan.record(cmd); });
+    return guarded([&] {
+        if (plan->is_sort) plan->sort.record(cmd);
+        else plan->plan.record(cmd);
+    });
 }
 
-uint32_t vkcGetPlanDispatchCount(VkcPlan plan) { return plan ? plan->plan.dispatches() : 0; }
+uint32_t vkcGetPlanDispatchCount(VkcPlan plan) {
+    if (!plan) return 0;
+    return plan->is_sort ? plan->sort.dispatches() : plan->plan.dispatches();
+}
 
 void vkcDestroyPlan(VkcPlan plan) { delete plan; }
 

@@ -3,6 +3,8 @@
 // width, on the shared-memory path and with one CPU thread).
 #include "support.hpp"
 
+#include "verify/sort.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -15,106 +17,21 @@ using namespace vkc;
 namespace {
 
 constexpr uint64_t tile = sort_tile_keys;
+using verify::SortPattern;
 
-// The CPU's order: keys as unsigned numbers after the order-preserving transform (int: sign bit
-// flipped; float: negatives flipped whole, positives with the sign bit set), complemented when
-// descending, then the bits [begin, end).
-uint32_t ordered(Type t, uint32_t bits) {
-    if (t == Type::i32) return bits ^ 0x80000000u;
-    if (t == Type::f32) return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
-    return bits;
-}
-uint32_t sort_key(Type t, uint32_t bits, const SortOptions& o) {
-    uint32_t k = ordered(t, bits);
-    if (o.descending) k = ~k;
-    uint32_t end = o.end_bit ? o.end_bit : 32;
-    uint32_t width = end - o.begin_bit;
-    return width == 0 ? 0 : (k >> o.begin_bit) & (width == 32 ? 0xffffffffu : (1u << width) - 1u);
-}
-
-// Indices of keys in stable order: what the sort must give (keys and values follow them).
-std::vector<uint32_t> reference_order(Type t, const std::vector<uint32_t>& keys, const SortOptions& o) {
-    std::vector<uint32_t> order(keys.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return sort_key(t, keys[a], o) < sort_key(t, keys[b], o); });
-    return order;
-}
-
-enum class Pattern { random, equal, sorted, reversed, few, high_bits, low_bits, floats_special };
-const char* pattern_name(Pattern p) {
-    switch (p) {
-    case Pattern::random: return "random";
-    case Pattern::equal: return "all equal";
-    case Pattern::sorted: return "sorted";
-    case Pattern::reversed: return "reversed";
-    case Pattern::few: return "few distinct";
-    case Pattern::high_bits: return "high bits only";
-    case Pattern::low_bits: return "low bits only";
-    case Pattern::floats_special: return "-0, +0, denormals, infinities, NaNs";
-    }
-    return "?";
-}
-
-std::vector<uint32_t> make_keys(Pattern p, uint64_t n, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<uint32_t> k(n);
-    for (uint64_t i = 0; i < n; ++i) {
-        uint32_t r = uint32_t(rng());
-        switch (p) {
-        case Pattern::random: k[i] = r; break;
-        case Pattern::equal: k[i] = 0x12345678u; break;
-        case Pattern::sorted: k[i] = uint32_t(i * 977); break;
-        case Pattern::reversed: k[i] = uint32_t((n - i) * 977); break;
-        case Pattern::few: k[i] = r % 5 * 0x01010101u; break;
-        case Pattern::high_bits: k[i] = r & 0xff000000u; break;
-        case Pattern::low_bits: k[i] = r & 0xffu; break;
-        case Pattern::floats_special: {
-            const uint32_t special[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x7f800000u,
-                                        0xff800000u, 0x7fc00000u, 0xffc00001u, 0x3f800000u, 0xbf800000u};
-            k[i] = r % 3 ? special[r % 10] : std::bit_cast<uint32_t>(float(int32_t(r >> 8) % 1000) / 7.0f);
-            break;
-        }
-        }
-    }
-    return k;
-}
-
-std::string describe(Type t, Pattern p, uint64_t n, const SortOptions& o) {
-    return std::string(name(t)) + " keys, " + pattern_name(p) + ", count " + std::to_string(n) + ", bits [" +
-           std::to_string(o.begin_bit) + ", " + std::to_string(o.end_bit) + ")" + (o.descending ? ", descending" : "") +
-           (o.test.force_fallback ? ", forced fallback" : "") + ", " + std::string(name(o.path)) + " path";
-}
-
-// Sorts keys (and values that record each key's input index, so stability shows) through the host
-// form and checks them against the reference order.
-void check_sort(Type t, Pattern p, uint64_t n, SortOptions o, uint32_t value_bytes = 0, uint64_t seed = 1) {
-    o.path = test::preferred_path();
-    std::vector<uint32_t> keys = make_keys(p, n, seed);
-    std::vector<uint32_t> order = reference_order(t, keys, o);
-    INFO(describe(t, p, n, o) << (value_bytes ? ", values of " + std::to_string(value_bytes) + " bytes" : ""));
-    std::vector<uint32_t> got = keys;
-    const uint32_t words = value_bytes / 4;
-    std::vector<uint32_t> values(n * words);
-    for (uint64_t i = 0; i < n; ++i) {
-        for (uint32_t w = 0; w < words; ++w) values[i * words + w] = uint32_t(i) * 4 + w;
-    }
-    test::context().sort_host(got.data(), value_bytes ? values.data() : nullptr, n, t, value_bytes, o);
-    uint64_t bad = n;
-    for (uint64_t i = 0; i < n && bad == n; ++i) {
-        if (got[i] != keys[order[i]]) bad = i;
-        for (uint32_t w = 0; w < words; ++w) {
-            if (values[i * words + w] != order[i] * 4 + w) bad = i;
-        }
-    }
-    if (bad != n) {
-        FAIL_CHECK("position " << bad << ": key " << got[bad] << " (want " << keys[order[bad]] << ")"
-                               << (words ? ", value " + std::to_string(values[bad * words]) + " (want " +
-                                               std::to_string(order[bad] * 4) + ")"
-                                         : ""));
-    } else {
-        CHECK(true);
-    }
+// One case through the runner shared with `vkc selftest` (src/verify/sort.cpp).
+void check_sort(Type t, SortPattern p, uint64_t n, SortOptions o, uint32_t value_bytes = 0, uint64_t seed = 1) {
+    verify::SortCase c;
+    c.key = t;
+    c.pattern = p;
+    c.count = n;
+    c.options = o;
+    c.options.path = test::preferred_path();
+    c.value_bytes = value_bytes;
+    c.seed = seed;
+    verify::Outcome outcome = verify::run_sort_case(test::context(), c);
+    INFO(c.label());
+    CHECK_MESSAGE(outcome.status == verify::Status::pass, outcome.detail);
 }
 
 } // namespace
@@ -123,9 +40,9 @@ TEST_CASE("sort: keys of each type and pattern against std::stable_sort, ascendi
     uint64_t seed = 10;
     uint64_t index = 0;
     for (Type t : {Type::u32, Type::i32, Type::f32}) {
-        for (Pattern p : {Pattern::random, Pattern::equal, Pattern::sorted, Pattern::reversed, Pattern::few,
-                          Pattern::high_bits, Pattern::low_bits, Pattern::floats_special}) {
-            if (p == Pattern::floats_special && t != Type::f32) continue;
+        for (SortPattern p : {SortPattern::random, SortPattern::equal, SortPattern::sorted, SortPattern::reversed, SortPattern::few,
+                          SortPattern::high_bits, SortPattern::low_bits, SortPattern::floats_special}) {
+            if (p == SortPattern::floats_special && t != Type::f32) continue;
             for (bool descending : {false, true}) {
                 if (!test::spread(index++, 2)) continue;
                 SortOptions o;
@@ -140,14 +57,14 @@ TEST_CASE("sort: counts 0, 1, a tile and a tile +- 1, 2^k +- 1, many tiles") {
     uint64_t seed = 100;
     for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), tile - 1, tile, tile + 1, (uint64_t(1) << 15) - 1,
                        (uint64_t(1) << 15) + 1, 61 * tile + 7}) {
-        check_sort(Type::u32, Pattern::random, n, {}, 0, seed++);
+        check_sort(Type::u32, SortPattern::random, n, {}, 0, seed++);
     }
 }
 
 TEST_CASE("sort: pairs keep equal keys in input order, values of 4, 8 and 16 bytes") {
     uint64_t seed = 200;
     for (uint32_t value_bytes : {4u, 8u, 16u}) {
-        for (Pattern p : {Pattern::few, Pattern::random}) {
+        for (SortPattern p : {SortPattern::few, SortPattern::random}) {
             for (bool descending : {false, true}) {
                 SortOptions o;
                 o.descending = descending;
@@ -164,9 +81,9 @@ TEST_CASE("sort: bit ranges, with passes of fewer than 8 bits and none at all") 
         SortOptions o;
         o.begin_bit = begin;
         o.end_bit = end;
-        check_sort(Type::u32, Pattern::random, 2 * tile + 999, o, 4, seed++);
+        check_sort(Type::u32, SortPattern::random, 2 * tile + 999, o, 4, seed++);
         o.descending = true;
-        check_sort(Type::i32, Pattern::random, tile + 5, o, 0, seed++);
+        check_sort(Type::i32, SortPattern::random, tile + 5, o, 0, seed++);
     }
 }
 
@@ -176,8 +93,8 @@ TEST_CASE("sort: the look-back's fallback, forced for every tile, and a spin lim
         SortOptions o;
         o.test.force_fallback = kind == 0;
         o.spin_limit = kind == 1 ? 1 : 0;
-        check_sort(Type::u32, Pattern::random, 13 * tile + 5, o, 4, seed++);
-        check_sort(Type::f32, Pattern::floats_special, 9 * tile + 1, o, 0, seed++);
+        check_sort(Type::u32, SortPattern::random, 13 * tile + 5, o, 4, seed++);
+        check_sort(Type::f32, SortPattern::floats_special, 9 * tile + 1, o, 0, seed++);
     }
 }
 
@@ -222,7 +139,7 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
                 o.end_bit = end_bit;
                 o.path = test::preferred_path();
                 INFO("end bit " << end_bit << ", count " << n << (indirect ? ", read on the device" : ""));
-                std::vector<uint32_t> keys = make_keys(Pattern::random, bound, seed++);
+                std::vector<uint32_t> keys = verify::sort_keys(SortPattern::random, bound, seed++);
                 std::vector<uint32_t> values(2 * bound);
                 for (uint64_t i = 0; i < 2 * bound; ++i) values[i] = uint32_t(i);
                 std::vector<uint32_t> sentinel(bound, 0xdeadbeefu);
@@ -247,7 +164,7 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
                 ctx.download(buffer, got.data(), bound * 4, alternate ? at_alt : at_keys);
                 ctx.download(buffer, got_values.data(), bound * 8, alternate ? at_values_alt : at_values);
                 std::vector<uint32_t> head(keys.begin(), keys.begin() + n);
-                std::vector<uint32_t> order = reference_order(Type::u32, head, o);
+                std::vector<uint32_t> order = verify::sort_reference_order(Type::u32, head, o);
                 bool ok = true;
                 for (uint64_t i = 0; i < n; ++i) {
                     ok = ok && got[i] == head[order[i]] && got_values[2 * i] == 2 * order[i] &&

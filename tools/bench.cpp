@@ -507,7 +507,7 @@ const char* bench_usage =
 
 int bench(int argc, char** argv) {
     Arguments args(argc, argv);
-    const std::string_view what = args.next() ? args.option() : ""; // block, scan or first-call
+    const std::string_view what = args.next() ? args.option() : ""; // block, scan, sort or first-call
     if (what == "first-call") {
         std::string device;
         bool engine = false;
@@ -518,6 +518,7 @@ int bench(int argc, char** argv) {
         }
         return bench_first_call(device, engine);
     }
+    if (what == "sort") return bench_sort(argc, argv);
     if (what == "scan") {
         ScanBenchOptions o;
         while (args.next()) {
@@ -551,7 +552,7 @@ int bench(int argc, char** argv) {
         if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
         return bench_scan(o);
     }
-    if (what != "block") throw UsageError("the bench is block, scan or first-call");
+    if (what != "block") throw UsageError("the bench is block, scan, sort or first-call");
     Options o;
     while (args.next()) {
         if (args.is("--device")) o.device = args.text();

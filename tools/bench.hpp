@@ -12,4 +12,7 @@ std::string today();              // UTC date, for the results' headers
 // A new process's first scan (tools/first_call.cpp): on a Context's own device, or with `engine` on a
 // device the process made itself through the loader, as an engine does.
 int bench_first_call(const std::string& device, bool engine);
+// vkc bench sort (tools/bench_sort.cpp): arguments after "bench", "sort" first.
+extern const char* bench_sort_usage;
+int bench_sort(int argc, char** argv);
 } // namespace vkc::tool

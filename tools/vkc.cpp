@@ -12,6 +12,7 @@
 
 #include "arguments.hpp"
 #include "bench.hpp"
+#include "verify/sort.hpp"
 #include "verify/verify.hpp"
 #include "vkc/vkc.hpp"
 
@@ -34,8 +35,8 @@ const char* usage =
     "                              one device-wide scan or reduce of N items against the CPU reference\n";
 // The bench in two lines; vkc --help prints its options instead (bench_usage).
 const char* bench_summary =
-    "  bench block|scan|first-call [options]  throughput against a copy and CUB, and a new process's\n"
-    "                              first scan (vkc --help for their options)\n";
+    "  bench block|scan|sort|first-call [options]  throughput against a copy and CUB, and a new\n"
+    "                              process's first scan (vkc --help for their options)\n";
 
 int devices() {
     for (const vkc::DeviceInfo& d : vkc::list_devices()) {
@@ -112,7 +113,14 @@ int selftest(int argc, char** argv) {
         vkc::verify::Case base;
         std::vector<vkc::verify::Case> cases;
         std::vector<vkc::verify::DeviceCase> device_cases; // device-wide rows (base.collective device_scan)
+        std::vector<vkc::verify::SortCase> sort_cases;     // sort rows (base.collective radix_sort)
         std::string label() const {
+            if (base.collective == Collective::radix_sort) {
+                const vkc::verify::SortCase& s = sort_cases.front();
+                return std::string("device sort ") + std::string(vkc::name(s.key)) +
+                       (s.value_bytes ? " pairs, " + std::to_string(s.value_bytes) + "-byte values" : " keys") +
+                       (s.options.descending ? " descending" : "") + " -";
+            }
             if (base.collective != Collective::device_scan) return base.label();
             const vkc::verify::DeviceCase& d = device_cases.front();
             return std::string("device ") + (d.reduce ? "reduce" : d.options.exclusive ? "scan_exclusive" : "scan_inclusive") +
@@ -220,6 +228,38 @@ int selftest(int argc, char** argv) {
         }
     }
 
+    // Device-wide sort: keys of each type ascending and descending, and pairs of each value size, at
+    // counts 0, 1, a tile +- 1, many tiles and (not quick) a thousand; a forced fallback, a bit range
+    // and few distinct keys in rotation.
+    {
+        const uint64_t tile = vkc::sort_tile_keys;
+        auto sort_row = [&](vkc::Type key, uint32_t value_bytes, bool descending) {
+            Row row{{Collective::radix_sort, vkc::Type::u32, vkc::Op::add}, {}, {}, {}};
+            int k = 0;
+            for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {
+                if (quick && n > 100 * tile) continue;
+                vkc::verify::SortCase c;
+                c.key = key;
+                c.value_bytes = value_bytes;
+                c.count = n;
+                c.options.descending = descending;
+                c.options.test.force_fallback = k % 3 == 1;
+                if (k % 3 == 2) c.options.begin_bit = 4, c.options.end_bit = 28;
+                c.pattern = k % 2 ? vkc::verify::SortPattern::few
+                                  : key == vkc::Type::f32 ? vkc::verify::SortPattern::floats_special
+                                                          : vkc::verify::SortPattern::random;
+                c.seed = uint64_t(k) + 1;
+                row.sort_cases.push_back(c);
+                ++k;
+            }
+            rows.push_back(row);
+        };
+        for (vkc::Type key : {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32}) {
+            for (bool descending : {false, true}) sort_row(key, 0, descending);
+        }
+        for (uint32_t value_bytes : {4u, 8u, 16u}) sort_row(vkc::Type::u32, value_bytes, false);
+    }
+
     // A build made with VKC_TYPES / VKC_OPS / VKC_KERNELS lacks some modules: their rows are left out.
     size_t all_rows = rows.size();
     std::erase_if(rows, [](const Row& row) {
@@ -248,6 +288,9 @@ int selftest(int argc, char** argv) {
         }
         for (const vkc::verify::DeviceCase& c : rows[r].device_cases) {
             runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_device_case(ctx, c); });
+        }
+        for (const vkc::verify::SortCase& c : rows[r].sort_cases) {
+            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_sort_case(ctx, c); });
         }
         for (auto& [case_label, run] : runs) {
             vkc::verify::Outcome o = run();
@@ -290,6 +333,8 @@ int selftest(int argc, char** argv) {
     std::printf("\ndevice scans: 0, 1, tile - 1, tile + 1, 37 tiles + 5%s items; forced fallback, in place and "
                 "reproducible in rotation; 37 tiles + 5 as a recorded plan with its count on the device",
                 quick ? "" : ", 1000 tiles + 3");
+    std::printf("\ndevice sorts: the same counts (tiles of %u keys); forced fallback, bits [4, 28) and few "
+                "distinct keys in rotation", vkc::sort_tile_keys);
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }
@@ -343,6 +388,7 @@ int main(int argc, char** argv) {
     if (cmd == "--help" || cmd == "-h") {
         std::fputs(usage, stdout);
         std::fputs(vkc::tool::bench_usage, stdout);
+        std::fputs(vkc::tool::bench_sort_usage, stdout);
         return 0;
     }
     try {

@@ -91,7 +91,7 @@ typedef enum VkcOp {
     VKC_OP_LOGICAL_XOR = 9
 } VkcOp;
 
-/* What a plan computes. More primitives join this list as they arrive. */
+/* What a plan of VkcPlanCreateInfo computes (sorts have VkcSortPlanCreateInfo). */
 typedef enum VkcPrimitive {
     VKC_PRIMITIVE_SCAN = 0,  /* output[i] = input[0] op ... op input[i] (exclusive: up to i - 1) */
     VKC_PRIMITIVE_REDUCE = 1 /* output[0] = input[0] op ... op input[count - 1]; the identity for 0 items */
@@ -158,6 +158,32 @@ typedef struct VkcPlanCreateInfo {
     VkcBufferRange scratch; /* vkcGetScratchSize bytes */
 } VkcPlanCreateInfo;
 
+/* A device-wide radix sort (include/vkc/sort.hpp): LSD by 8-bit digits, stable. Each pass moves the
+ * keys (and values) from one range of a pair to the other, starting at `keys`: the sorted keys end
+ * in keysAlternate when vkcGetPlanResultInAlternate says so (an odd number of passes). */
+typedef enum VkcSortFlagBits {
+    VKC_SORT_DESCENDING_BIT = 0x1,   /* largest first (still stable) */
+    VKC_SORT_SHARED_MEMORY_BIT = 0x2 /* use the shared-memory module even where subgroups would do */
+} VkcSortFlagBits;
+typedef uint32_t VkcSortFlags;
+typedef struct VkcSortPlanCreateInfo {
+    VkcType keyType;     /* VKC_TYPE_U32, _I32 or _F32: ordered as numbers (float: -0 before +0, NaNs at the ends) */
+    uint32_t valueBytes; /* 0: keys only; 4, 8 or 16: values moved with their keys */
+    VkcSortFlags flags;
+    uint32_t beginBit;   /* sort by bits [beginBit, endBit) of the ordered key; endBit 0: every bit */
+    uint32_t endBit;
+    /* Keys, at most 2^30 - 1. With countBuffer set, the bound: the plan reads a uint32 count from
+     * countBuffer at countBufferOffset (a multiple of 4) when it executes, clamped to this. */
+    uint64_t count;
+    VkBuffer countBuffer;
+    VkDeviceSize countBufferOffset;
+    VkcBufferRange keys;
+    VkcBufferRange keysAlternate;
+    VkcBufferRange values;          /* valueBytes != 0 only */
+    VkcBufferRange valuesAlternate; /* valueBytes != 0 only */
+    VkcBufferRange scratch;         /* vkcGetSortScratchSize bytes */
+} VkcSortPlanCreateInfo;
+
 typedef struct VkcDevice_T* VkcDevice;
 typedef struct VkcPlan_T* VkcPlan;
 
@@ -183,6 +209,15 @@ VKC_C_API VkcResult vkcGetScratchSize(VkcDevice device, const VkcPlanCreateInfo*
 
 /* Checks every argument (nothing is recorded on a failure) and makes the plan. */
 VKC_C_API VkcResult vkcCreatePlan(VkcDevice device, const VkcPlanCreateInfo* pCreateInfo, VkcPlan* pPlan);
+/* Scratch bytes a sort of pCreateInfo's key type and count needs (its ranges are not read). */
+VKC_C_API VkcResult vkcGetSortScratchSize(VkcDevice device, const VkcSortPlanCreateInfo* pCreateInfo,
+                                          VkDeviceSize* pBytes);
+/* Checks every argument (nothing is recorded on a failure) and makes a sort plan. */
+VKC_C_API VkcResult vkcCreateSortPlan(VkcDevice device, const VkcSortPlanCreateInfo* pCreateInfo, VkcPlan* pPlan);
+/* A sort plan: 1 where its result is in keysAlternate (and valuesAlternate), 0 where it is in keys;
+ * 0 for other plans. */
+VKC_C_API uint32_t vkcGetPlanResultInAlternate(VkcPlan plan);
+
 /* Records the plan's fills, dispatches and barriers into the command buffer; no submit, no wait. */
 VKC_C_API VkcResult vkcCmdRecordPlan(VkcPlan plan, VkCommandBuffer commandBuffer);
 /* Compute dispatches the plan records. */

@@ -176,6 +176,60 @@ static void run_plans(const Engine* e, VkcPlan* plans, uint32_t count) {
     vkDestroyCommandPool(e->device, pool, NULL);
 }
 
+/* A sort plan of pairs by key bits [0, 24): three passes, so the result lands in the alternates;
+ * stable, which the values (each key's index) show. */
+static void check_sort(const Engine* e, VkcDevice gpu) {
+    enum { N = 50001 };
+    const VkDeviceSize keys_at = 0, alt_at = 256 << 10, values_at = 512 << 10, values_alt_at = 768 << 10;
+    VkcSortPlanCreateInfo info, bad;
+    VkDeviceSize scratch_bytes = 0;
+    HostBuffer data, scratch;
+    VkcPlan plan = NULL, rejected = NULL;
+    uint32_t *keys, *sorted, *values, i;
+    memset(&info, 0, sizeof info);
+    info.keyType = VKC_TYPE_U32;
+    info.valueBytes = 4;
+    info.endBit = 24;
+    info.count = N;
+    expect(vkcGetSortScratchSize(gpu, &info, &scratch_bytes) == VKC_SUCCESS, "vkcGetSortScratchSize");
+    data = make_buffer(e, 1 << 20);
+    scratch = make_buffer(e, scratch_bytes);
+    keys = (uint32_t*)data.bytes;
+    for (i = 0; i < N; ++i) {
+        keys[i] = (i * 2654435761u) >> 12; /* 20 bits: many equal keys */
+        ((uint32_t*)(data.bytes + values_at))[i] = i;
+    }
+    info.keys.buffer = info.keysAlternate.buffer = info.values.buffer = info.valuesAlternate.buffer = data.buffer;
+    info.keys.offset = keys_at;
+    info.keysAlternate.offset = alt_at;
+    info.values.offset = values_at;
+    info.valuesAlternate.offset = values_alt_at;
+    info.keys.size = info.keysAlternate.size = info.values.size = info.valuesAlternate.size = N * 4;
+    info.scratch.buffer = scratch.buffer;
+    info.scratch.size = scratch_bytes;
+    bad = info;
+    bad.valueBytes = 3;
+    expect(vkcCreateSortPlan(gpu, &bad, &rejected) == VKC_ERROR_INVALID_ARGUMENT && rejected == NULL,
+           "values of 3 bytes were not refused");
+    expect(strstr(vkcGetLastErrorMessage(), "3 bytes") != NULL, "the message does not name the value size");
+    expect(vkcCreateSortPlan(gpu, &info, &plan) == VKC_SUCCESS, "vkcCreateSortPlan");
+    expect(vkcGetPlanResultInAlternate(plan) == 1, "three passes end in the alternates");
+    run_plans(e, &plan, 1);
+    sorted = (uint32_t*)(data.bytes + alt_at);
+    values = (uint32_t*)(data.bytes + values_alt_at);
+    for (i = 0; i < N; ++i) {
+        /* the keys' range held the second pass's output: the key of value v is recomputed */
+        expect(values[i] < N && (values[i] * 2654435761u) >> 12 == sorted[i], "a value that does not belong to its key");
+        if (i > 0) {
+            expect(sorted[i - 1] <= sorted[i], "keys out of order");
+            expect(sorted[i - 1] < sorted[i] || values[i - 1] < values[i], "equal keys out of input order");
+        }
+    }
+    vkcDestroyPlan(plan);
+    free_buffer(e, &data);
+    free_buffer(e, &scratch);
+}
+
 int main(void) {
     enum { N = 100003, LIVE = 70001 };
     const VkDeviceSize bytes = N * 4, at_out = 1 << 20, at_result = 2 << 20, at_count = (2 << 20) + 256;
@@ -295,6 +349,8 @@ int main(void) {
         }
     }
     expect(*(uint32_t*)(data.bytes + at_result) == max, "the max reduce");
+
+    check_sort(&e, gpu);
 
     expect(vkcGetPipelineCacheData(gpu, &cache_size, NULL) == VKC_SUCCESS && cache_size > 0, "pipeline cache size");
     for (i = 0; i < 3; ++i) vkcDestroyPlan(plans[i]);

@@ -1,0 +1,137 @@
+// CUDA device-wide peer of vkc's sort: cub::DeviceRadixSort::SortKeys (u32 and f32 keys) and
+// SortPairs (u32 keys, u32 values), each from an input buffer that stays unsorted to an output buffer,
+// over every key bit; and a uint4 copy of the keys' bytes (the bandwidth ceiling) in the same run.
+//
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_sort cub_sort.cu
+// Usage: cub_sort [--min-log2 16] [--max-log2 28] [--step 2]
+// Output: CSV on stdout (op,type,n,median_ms,gitems_per_s), a '#' line with the device first.
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "bench_common.cuh"
+
+constexpr int kWarmup = 3;
+constexpr int kReps = 15;
+
+__global__ void fill_keys(uint32_t* keys, uint32_t* values, size_t n, bool as_float) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = hash32(uint32_t(i));
+    // Floats: finite values of both signs over the whole exponent range.
+    keys[i] = as_float ? (h & 0x807fffffu) | ((h % 254u + 1u) << 23) : h;
+    values[i] = uint32_t(i);
+  }
+}
+
+__global__ void copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, size_t nvec) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < nvec) out[i] = in[i];
+}
+
+static void row(const char* op, const char* type, size_t n, float ms) {
+  std::printf("%s,%s,%zu,%.6f,%.4f\n", op, type, n, ms, double(n) / (double(ms) * 1e-3) / 1e9);
+  std::fflush(stdout);
+}
+
+// Sorted, and a permutation of the input (the sums of keys and of values agree, every value's key is
+// its input key).
+template <class K>
+static void check(const char* op, const char* type, size_t n, const uint32_t* d_keys_in, const uint32_t* d_keys,
+                  const uint32_t* d_values) {
+  std::vector<uint32_t> in(n), keys(n), values(d_values ? n : 0);
+  CK(cudaMemcpy(in.data(), d_keys_in, n * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(keys.data(), d_keys, n * 4, cudaMemcpyDeviceToHost));
+  if (d_values) CK(cudaMemcpy(values.data(), d_values, n * 4, cudaMemcpyDeviceToHost));
+  uint64_t sum_in = 0, sum_out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sum_in += in[i];
+    sum_out += keys[i];
+    K a, b;
+    std::memcpy(&a, &keys[i > 0 ? i - 1 : 0], 4);
+    std::memcpy(&b, &keys[i], 4);
+    bool ok = !(b < a) && (!d_values || (values[i] < n && in[values[i]] == keys[i]));
+    if (!ok) {
+      std::printf("FAIL op=%s type=%s n=%zu index=%zu\n", op, type, n, i);
+      std::exit(1);
+    }
+  }
+  if (sum_in != sum_out) {
+    std::printf("FAIL op=%s type=%s n=%zu: not a permutation\n", op, type, n);
+    std::exit(1);
+  }
+}
+
+int main(int argc, char** argv) {
+  int min_log2 = 16, max_log2 = 28, step = 2;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--min-log2")) min_log2 = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-log2")) max_log2 = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--step")) step = std::atoi(argv[i + 1]);
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0;
+  CK(cudaDriverGetVersion(&driver));
+  std::printf("# cub_sort: %s, CUDA driver %d, CUB %d.%d.%d, median of %d after %d warm-ups and a 300 ms spin\n",
+              prop.name, driver, CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, kReps, kWarmup);
+  std::printf("op,type,n,median_ms,gitems_per_s\n");
+  const size_t max_n = size_t(1) << max_log2;
+  uint32_t *keys_in, *keys_out, *values_in, *values_out;
+  CK(cudaMalloc(&keys_in, max_n * 4));
+  CK(cudaMalloc(&keys_out, max_n * 4));
+  CK(cudaMalloc(&values_in, max_n * 4));
+  CK(cudaMalloc(&values_out, max_n * 4));
+  spin_kernel<<<1, 1>>>(300ull * 1000 * 1000); // leave the idle clocks
+  for (int e = min_log2; e <= max_log2; e += step) {
+    const size_t n = size_t(1) << e;
+    const int items = int(n);
+    {
+      const size_t nvec = n * 4 / 16;
+      auto launch = [&] {
+        copy_kernel<<<unsigned((nvec + 255) / 256), 256>>>(reinterpret_cast<const uint4*>(keys_in),
+                                                           reinterpret_cast<uint4*>(keys_out), nvec);
+      };
+      row("copy", "u32", n, median_ms(launch, kWarmup, kReps, 10));
+    }
+    for (int kind = 0; kind < 3; ++kind) { // u32 keys, f32 keys, u32 pairs
+      const bool as_float = kind == 1, pairs = kind == 2;
+      fill_keys<<<1024, 256>>>(keys_in, values_in, n, as_float);
+      CK(cudaGetLastError());
+      size_t temp_bytes = 0;
+      void* temp = nullptr;
+      if (as_float) {
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, reinterpret_cast<const float*>(keys_in),
+                                          reinterpret_cast<float*>(keys_out), items));
+      } else if (pairs) {
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, values_in, values_out, items));
+      } else {
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, keys_in, keys_out, items));
+      }
+      CK(cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1)));
+      auto launch = [&] {
+        if (as_float) {
+          CK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, reinterpret_cast<const float*>(keys_in),
+                                            reinterpret_cast<float*>(keys_out), items));
+        } else if (pairs) {
+          CK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, items));
+        } else {
+          CK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys_in, keys_out, items));
+        }
+      };
+      const float ms = median_ms(launch, kWarmup, kReps, 10);
+      const char* op = pairs ? "sort_pairs" : "sort_keys";
+      const char* type = as_float ? "f32" : "u32";
+      if (as_float) check<float>(op, type, n, keys_in, keys_out, nullptr);
+      else check<uint32_t>(op, type, n, keys_in, keys_out, pairs ? values_out : nullptr);
+      row(op, type, n, ms);
+      CK(cudaFree(temp));
+    }
+  }
+  return 0;
+}

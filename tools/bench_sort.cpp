@@ -1,0 +1,185 @@
+// vkc bench sort: the device-wide radix sort (SortPlan on the Context's buffers) against a copy of the
+// keys' bytes measured in the same run and, given bench/cuda/cub_sort's output, against CUB's
+// DeviceRadixSort. Each timed run sorts the same unsorted keys: they are copied in from a pristine
+// buffer before it, outside its timestamps.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "arguments.hpp"
+#include "bench.hpp"
+#include "vkc/vkc.hpp"
+
+namespace vkc::tool {
+
+namespace {
+
+// bench/cuda/cub_sort rows: op,type,n,median_ms,gitems_per_s
+std::map<std::tuple<std::string, std::string, uint64_t>, double> read_cub_sort(const std::string& path) {
+    std::map<std::tuple<std::string, std::string, uint64_t>, double> out;
+    std::ifstream in(path);
+    if (!in) throw Error("cannot read CUB results from " + path);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
+        if (f.size() < 5 || f[0] == "op") continue;
+        try {
+            out[{f[0], f[1], std::stoull(f[2])}] = std::stod(f[3]);
+        } catch (const std::exception&) {
+        }
+    }
+    return out;
+}
+
+// The keys bench/cuda/cub_sort sorts: its hash of the index (hash(i + 1) here); floats finite, of both
+// signs, over the whole exponent range.
+uint32_t key_at(uint64_t i, bool as_float) {
+    uint32_t h = hash(uint32_t(i) + 1);
+    return as_float ? (h & 0x807fffffu) | ((h % 254u + 1u) << 23) : h;
+}
+
+struct SortBenchOptions {
+    std::string device;
+    int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
+    std::string cub_csv;
+};
+
+int run(const SortBenchOptions& o) {
+    ContextOptions co;
+    co.device = o.device;
+    Context ctx(co);
+    ctx.set_timing(true, 1);
+    const DeviceInfo& d = ctx.info();
+    std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
+    if (!o.cub_csv.empty()) cub = read_cub_sort(o.cub_csv);
+    const uint64_t max_n = uint64_t(1) << o.max_log2;
+    std::printf("# vkc bench sort: %s (%s), %s, 2^%d to 2^%d keys, median of %d runs after a warm-up of at least "
+                "300 ms\n",
+                d.name.c_str(), d.driver.c_str(), today().c_str(), o.min_log2, o.max_log2, o.runs);
+    std::printf("# G/s: keys (or pairs) sorted a second; / bound: the time a copy of the passes' bytes takes\n"
+                "# (a read of the keys to count, then a read and a write of keys and values a pass) over the\n"
+                "# sort's; CUB: cub::DeviceRadixSort from bench/cuda/cub_sort on this GPU\n\n");
+    std::printf("| keys | copy GB/s | u32 keys G/s | / bound | / CUB | f32 keys G/s | / CUB | u32 pairs G/s | / bound | "
+                "/ CUB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    Buffer pristine = ctx.create_buffer(max_n * 4), keys = ctx.create_buffer(max_n * 4),
+           alternate = ctx.create_buffer(max_n * 4), values = ctx.create_buffer(max_n * 4),
+           values_alternate = ctx.create_buffer(max_n * 4), value_source = ctx.create_buffer(max_n * 4);
+    Buffer scratch = ctx.create_buffer(ctx.device().sort_scratch_bytes(Type::u32, max_n));
+    std::vector<uint32_t> host(max_n);
+    for (uint64_t i = 0; i < max_n; ++i) host[i] = uint32_t(i);
+    ctx.upload(value_source, host.data(), max_n * 4);
+    int failures = 0;
+    bool warmed = false;
+    for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
+        const uint64_t n = uint64_t(1) << e;
+        WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, n};
+        if (!warmed) { // the GPU leaves its idle clocks
+            auto start = std::chrono::steady_clock::now();
+            while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300)) ctx.run(copy, pristine, keys);
+            warmed = true;
+        }
+        auto median = [&](auto&& timed) {
+            std::vector<double> t;
+            for (int i = 0; i < 3 + o.runs; ++i) {
+                timed();
+                if (i >= 3) t.push_back(ctx.last_gpu_ms());
+            }
+            std::sort(t.begin(), t.end());
+            return t[t.size() / 2];
+        };
+        const double copy_ms = median([&] { ctx.run(copy, pristine, keys); });
+        const double copy_bytes_per_ms = 2.0 * n * 4 / copy_ms;
+        double rate[3] = {0, 0, 0}, bound[3] = {0, 0, 0};
+        for (int kind = 0; kind < 3; ++kind) { // u32 keys, f32 keys, u32 pairs
+            const bool as_float = kind == 1, pairs = kind == 2;
+            const Type type = as_float ? Type::f32 : Type::u32;
+            for (uint64_t i = 0; i < n; ++i) host[i] = key_at(i, as_float);
+            ctx.upload(pristine, host.data(), n * 4);
+            WorkgroupRequest copy_keys{Collective::copy, Type::u32, Op::add, {256}, n};
+            BufferRange k{keys.handle(), 0, n * 4}, ka{alternate.handle(), 0, n * 4}, v{values.handle(), 0, n * 4},
+                va{values_alternate.handle(), 0, n * 4}, s{scratch.handle(), 0, scratch.size()};
+            SortPlan plan = pairs ? ctx.device().plan_sort_pairs(type, 4, n, k, ka, v, va, s)
+                                  : ctx.device().plan_sort(type, n, k, ka, s);
+            const double ms = median([&] {
+                ctx.run(copy_keys, pristine, keys);
+                if (pairs) ctx.run(copy_keys, value_source, values);
+                ctx.run(plan);
+            });
+            rate[kind] = n / ms * 1e-6;
+            // Traffic: a read of the keys to count, and each pass reads and writes keys (and values).
+            double bytes = n * 4.0 * (1 + 2 * plan.passes() * (pairs ? 2 : 1));
+            bound[kind] = bytes / copy_bytes_per_ms / ms;
+            // Sorted, a permutation (sums agree), values with their keys.
+            std::vector<uint32_t> got(n), got_values(pairs ? n : 0);
+            const Buffer& result = plan.result_in_alternate() ? alternate : keys;
+            ctx.download(result, got.data(), n * 4);
+            if (pairs) ctx.download(plan.result_in_alternate() ? values_alternate : values, got_values.data(), n * 4);
+            uint64_t sum_in = 0, sum_out = 0;
+            bool ordered = true, paired = true;
+            for (uint64_t i = 0; i < n; ++i) {
+                sum_in += host[i];
+                sum_out += got[i];
+                if (i > 0) {
+                    if (as_float) ordered = ordered && std::bit_cast<float>(got[i - 1]) <= std::bit_cast<float>(got[i]);
+                    else ordered = ordered && got[i - 1] <= got[i];
+                }
+                if (pairs) paired = paired && got_values[i] < n && host[got_values[i]] == got[i];
+            }
+            if (!ordered || !paired || sum_in != sum_out) {
+                std::printf("FAIL sort %s%s n=%llu: %s\n", as_float ? "f32" : "u32", pairs ? " pairs" : "",
+                            (unsigned long long)n,
+                            !ordered ? "out of order" : !paired ? "a value away from its key" : "not a permutation");
+                ++failures;
+            }
+        }
+        auto vs_cub = [&](const char* op, const char* type, double ours) {
+            auto it = cub.find({op, type, n});
+            if (it == cub.end() || it->second <= 0) return std::string("-");
+            double cub_rate = n / it->second * 1e-6; // CUB's median ms -> G/s
+            return std::to_string(ours / cub_rate).substr(0, 5);
+        };
+        std::printf("| 2^%d | %.0f | %.2f | %.3f | %s | %.2f | %s | %.2f | %.3f | %s |\n", e, copy_bytes_per_ms * 1e-6,
+                    rate[0], bound[0], vs_cub("sort_keys", "u32", rate[0]).c_str(), rate[1],
+                    vs_cub("sort_keys", "f32", rate[1]).c_str(), rate[2], bound[2],
+                    vs_cub("sort_pairs", "u32", rate[2]).c_str());
+        std::fflush(stdout);
+    }
+    std::printf("\nbench: %d checks failed\n", failures);
+    return failures ? 1 : 0;
+}
+
+} // namespace
+
+const char* bench_sort_usage =
+    "  bench sort [options]        device-wide radix sort of u32 and f32 keys and u32 pairs by size; keys a\n"
+    "                              second, ratio to a copy of the passes' bytes, and to CUB when given\n"
+    "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
+    "    --cub FILE (output of bench/cuda/cub_sort)\n";
+
+int bench_sort(int argc, char** argv) {
+    Arguments args(argc, argv);
+    args.next(); // "sort"
+    SortBenchOptions o;
+    while (args.next()) {
+        if (args.is("--device")) o.device = args.text();
+        else if (args.is("--min-log2")) o.min_log2 = args.number(10, 30);
+        else if (args.is("--max-log2")) o.max_log2 = args.number(10, 29);
+        else if (args.is("--step")) o.step = args.number(1, 20);
+        else if (args.is("--runs")) o.runs = args.number(1, 1000);
+        else if (args.is("--cub")) o.cub_csv = args.text();
+        else args.unknown();
+    }
+    if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
+    return run(o);
+}
+
+} // namespace vkc::tool
