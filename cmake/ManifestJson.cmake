@@ -21,6 +21,7 @@ set(_subgroup_subgroup_vote "VK_SUBGROUP_FEATURE_VOTE_BIT")
 set(_subgroup_subgroup_arithmetic "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT")
 set(_subgroup_subgroup_shuffle "VK_SUBGROUP_FEATURE_SHUFFLE_BIT")
 set(_subgroup_subgroup_shuffle_relative "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT")
+set(_subgroup_subgroup_ballot "VK_SUBGROUP_FEATURE_BALLOT_BIT")
 
 # The specialization-constant ids, from the contract the kernels and the runtime share.
 file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../shaders/include/vkc/contract.h" _contract_ids

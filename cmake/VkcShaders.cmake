@@ -90,6 +90,9 @@ function(_vkc_required_features out kernel type op path)
     list(APPEND features subgroup_basic)
     if(kernel STREQUAL "workgroup_vote")
       list(APPEND features subgroup_vote)
+    elseif(kernel STREQUAL "radix_sort")
+      # ranks a subgroup's keys by ballots of their digit bits, the leader's count shuffled to its peers
+      list(APPEND features ${_vkc_subgroup_features_${type}} subgroup_ballot subgroup_shuffle)
     elseif(NOT type STREQUAL "-")
       # e.g. subgroup arithmetic, with exclusive scans from inclusive ones by subgroupShuffleUp
       # (VKC_SUBGROUP_SHUFFLE_RELATIVE); the custom operators scan through shuffles

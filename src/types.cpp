@@ -39,10 +39,10 @@ constexpr std::array<std::string_view, 14> collective_names = {
     "reduce", "scan_inclusive", "scan_exclusive", "broadcast", "all", "any", "layout_probe",
     "block_reduce", "block_scan_inclusive", "block_scan_exclusive", "copy", "device_scan", "read", "radix_sort"};
 // Vulkan's own names, so a message says what to look for in vulkaninfo.
-constexpr std::array<std::string_view, 13> feature_vulkan_names = {
+constexpr std::array<std::string_view, 14> feature_vulkan_names = {
     "subgroup basic operations in compute", "subgroup vote", "subgroup arithmetic", "shaderSubgroupExtendedTypes",
     "shaderFloat16", "storageBuffer16BitAccess", "shaderInt64", "shaderFloat64", "shaderInt8", "shaderInt16",
-    "storageBuffer8BitAccess", "subgroup shuffle", "subgroup shuffle relative"};
+    "storageBuffer8BitAccess", "subgroup shuffle", "subgroup shuffle relative", "subgroup ballot"};
 
 template <class E, size_t N>
 bool parse_name(std::string_view text, const std::array<std::string_view, N>& names, E& out) {

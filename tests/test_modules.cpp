@@ -86,7 +86,8 @@ TEST_CASE("modules: the table lists the features the SPIR-V capabilities need") 
         {11, Feature::shader_int64},       {22, Feature::shader_int16},
         {39, Feature::shader_int8},        {61, Feature::subgroup_basic},
         {62, Feature::subgroup_vote},      {63, Feature::subgroup_arithmetic},
-        {65, Feature::subgroup_shuffle},   {66, Feature::subgroup_shuffle_relative},
+        {64, Feature::subgroup_ballot},    {65, Feature::subgroup_shuffle},
+        {66, Feature::subgroup_shuffle_relative},
     };
     Feature mapped = Feature::none; // the features this check speaks for
     for (const auto& need : needs) mapped = mapped | need.second;

@@ -157,6 +157,12 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
                 // A count read on the device records the passes of its bound, whatever it reads.
                 uint32_t want_passes = indirect || n > 0 ? end_bit / 8 : 0;
                 CHECK(plan.passes() == want_passes);
+                // The ballot ranking where the device packs 256 invocations into subgroups of 16 to
+                // 128 (lavapipe: 16, 32 and 64 lanes), else the shared-memory ranking.
+                const DeviceInfo& info = ctx.info();
+                bool ballots = o.path == Path::subgroup && info.min_subgroup_size >= 16 && info.max_subgroup_size <= 128 &&
+                               gpu.subgroup_layout().is_packed(256) && any(info.features & Feature::subgroup_ballot);
+                CHECK(plan.path() == (ballots ? Path::subgroup : Path::shared_memory));
                 CHECK(plan.result_in_alternate() == (want_passes % 2 == 1));
                 ctx.run(plan);
                 std::vector<uint32_t> got(bound), got_values(2 * bound);

@@ -58,6 +58,7 @@ int run(const SortBenchOptions& o) {
     co.device = o.device;
     Context ctx(co);
     ctx.set_timing(true, 1);
+    ctx.device().probe_subgroup_layout(ctx.queue(), ctx.queue_family()); // plans may take the subgroup module
     const DeviceInfo& d = ctx.info();
     std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
     if (!o.cub_csv.empty()) cub = read_cub_sort(o.cub_csv);
@@ -67,9 +68,7 @@ int run(const SortBenchOptions& o) {
                 d.name.c_str(), d.driver.c_str(), today().c_str(), o.min_log2, o.max_log2, o.runs);
     std::printf("# G/s: keys (or pairs) sorted a second; / bound: the time a copy of the passes' bytes takes\n"
                 "# (a read of the keys to count, then a read and a write of keys and values a pass) over the\n"
-                "# sort's; CUB: cub::DeviceRadixSort from bench/cuda/cub_sort on this GPU\n\n");
-    std::printf("| keys | copy GB/s | u32 keys G/s | / bound | / CUB | f32 keys G/s | / CUB | u32 pairs G/s | / bound | "
-                "/ CUB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                "# sort's; CUB: cub::DeviceRadixSort from bench/cuda/cub_sort on this GPU\n");
     Buffer pristine = ctx.create_buffer(max_n * 4), keys = ctx.create_buffer(max_n * 4),
            alternate = ctx.create_buffer(max_n * 4), values = ctx.create_buffer(max_n * 4),
            values_alternate = ctx.create_buffer(max_n * 4), value_source = ctx.create_buffer(max_n * 4);
@@ -109,6 +108,11 @@ int run(const SortBenchOptions& o) {
                 va{values_alternate.handle(), 0, n * 4}, s{scratch.handle(), 0, scratch.size()};
             SortPlan plan = pairs ? ctx.device().plan_sort_pairs(type, 4, n, k, ka, v, va, s)
                                   : ctx.device().plan_sort(type, n, k, ka, s);
+            if (e == o.min_log2 && kind == 0) {
+                std::printf("# ranking: %s\n\n", plan.path() == Path::subgroup ? "subgroup ballots" : "shared memory");
+                std::printf("| keys | copy GB/s | u32 keys G/s | / bound | / CUB | f32 keys G/s | / CUB | u32 pairs G/s | "
+                            "/ bound | / CUB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            }
             const double ms = median([&] {
                 ctx.run(copy_keys, pristine, keys);
                 if (pairs) ctx.run(copy_keys, value_source, values);

@@ -59,12 +59,13 @@ enum class Feature : uint32_t {
     storage_buffer_8bit = 1u << 10,    // storageBuffer8BitAccess
     subgroup_shuffle = 1u << 11,       // VK_SUBGROUP_FEATURE_SHUFFLE_BIT
     subgroup_shuffle_relative = 1u << 12, // VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT
+    subgroup_ballot = 1u << 13,        // VK_SUBGROUP_FEATURE_BALLOT_BIT
 };
 constexpr Feature operator|(Feature a, Feature b) { return Feature(uint32_t(a) | uint32_t(b)); }
 constexpr Feature operator&(Feature a, Feature b) { return Feature(uint32_t(a) & uint32_t(b)); }
 constexpr Feature operator~(Feature a) { return Feature(~uint32_t(a)); }
 constexpr bool any(Feature f) { return uint32_t(f) != 0; }
-constexpr Feature all_features = Feature(0x1fffu);
+constexpr Feature all_features = Feature(0x3fffu);
 
 std::string_view name(Type);       // "half", "int", ...
 std::string_view name(Op);         // "add", "min", "max"

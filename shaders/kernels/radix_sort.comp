@@ -34,10 +34,24 @@ layout(constant_id = VKC_SPEC_KERNEL) const uint value_words = 0u; // 0: keys on
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 // Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
 #define VKC_SCRATCH_CAPACITY VKC_SORT_WORKGROUP_SIZE
-#define VKC_RADIX_CAPACITY VKC_SORT_WORKGROUP_SIZE
 #define VKC_ITEMS VKC_SORT_ITEMS
+#if VKC_SUBGROUP_ARITHMETIC
+// The subgroup module ranks by ballots (rank_tile below); the host takes it where the work-group of
+// 256 is packed into subgroups of 16 to 128 invocations.
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#define VKC_TYPE uint
+#define VKC_OP add
+#include "vkc/workgroup_scan.glsl"
+#include "vkc/radix_keys.glsl"
+#define VKC_RADIX_SLOT(x) ((x) + ((x) >> 5u))
+shared uint vkc_radix_stage[VKC_SORT_WORKGROUP_SIZE * VKC_ITEMS + VKC_SORT_WORKGROUP_SIZE * VKC_ITEMS / 32u];
+#else
+// The shared-memory module ranks with vkc/radix_rank.glsl: two 4-bit ranks, no subgroup operation.
+#define VKC_RADIX_CAPACITY VKC_SORT_WORKGROUP_SIZE
 #define VKC_RADIX_BITS 4
 #include "vkc/radix_rank.glsl"
+#endif
 
 layout(set = 0, binding = 0, std430) readonly buffer KeysIn { uint keys_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer KeysOut { uint keys_out[]; };
@@ -112,7 +126,6 @@ void count_digits() {
 shared uint tile_index;
 shared uint tile_count[DIGITS];  // keys of each digit in this tile
 shared uint digit_offset[DIGITS]; // where the tile's sorted position k of a digit's key goes, less k
-shared uint look_back_pending, look_back_missing;
 
 uint digit_bit() { return params.bits & 0xffu; }
 uint digit_of(uint bits) {
@@ -135,17 +148,17 @@ void post(uint tile, uint digit, uint flag, uint value) {
 void to_blocked(inout uint words[VKC_ITEMS]) {
     const uint t = gl_LocalInvocationIndex;
     barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[i * SIZE + t] = words[i];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[VKC_RADIX_SLOT(i * SIZE + t)] = words[i];
     barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[t * VKC_ITEMS + i];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[VKC_RADIX_SLOT(t * VKC_ITEMS + i)];
 }
 // Words to their ranks, then striped: register i holds sorted position i * SIZE + t.
 void to_sorted_striped(inout uint words[VKC_ITEMS], uint ranks[VKC_ITEMS]) {
     const uint t = gl_LocalInvocationIndex;
     barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[ranks[i]] = words[i];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[VKC_RADIX_SLOT(ranks[i])] = words[i];
     barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[i * SIZE + t];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[VKC_RADIX_SLOT(i * SIZE + t)];
 }
 
 // Tile `tile`'s count of digit t, from its keys (the fallback), in vkc_radix_stage[t].
@@ -162,51 +175,147 @@ uint count_tile(uint tile, uint count) {
     return vkc_radix_stage[t];
 }
 
-// Keys of digit t in the tiles before `tile`: walks back until every digit has met a tile's
-// inclusive prefix (tile 0 posts its counts as one), a round a tile.
+// Keys of digit t in the tiles before `tile`. Each invocation walks back over its digit's statuses
+// on its own, with no barrier (as Onesweep's look-back does), adding counts until it meets an
+// inclusive prefix (tile 0 posts its counts as one). A status still unposted after spin_limit polls
+// stops the walk there; then the work-group counts the nearest such tile from its keys, every digit
+// stopped at it takes its count and walks on, and the others poll again.
+shared uint look_back_stuck; // 1 + the nearest tile a walk stopped at; 0: none
 uint look_back(uint tile, uint count) {
     const uint t = gl_LocalInvocationIndex;
     uint before = 0u;
-    bool done = tile == 0u;
-    uint j = tile;
+    uint next = tile; // the walk reads tile next - 1
+    bool forced = has_flag(VKC_SORT_FLAG_FORCE_FALLBACK) && tile > 0u;
     for (;;) {
-        barrier();
-        if (t == 0u) {
-            look_back_pending = 0u;
-            look_back_missing = 0u;
-        }
-        barrier();
-        if (!done) atomicOr(look_back_pending, 1u);
-        barrier();
-        if (look_back_pending == 0u) break;
-        --j;
-        bool missing = false;
-        if (!done) {
-            uint word = 0u;
-            if (!(has_flag(VKC_SORT_FLAG_FORCE_FALLBACK) && j + 1u == tile)) {
-                for (uint polls = 0u;; ++polls) {
-                    word = atomicLoad(state[status_at(j, t)], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                                      gl_SemanticsRelaxed);
-                    if ((word >> 30u) != STATUS_NONE || polls >= params.spin_limit) break;
+        bool stuck = false;
+        if (forced) {
+            stuck = true; // every digit counts the tile before from its keys
+        } else {
+            uint polls = 0u;
+            while (next > 0u) {
+                uint word = atomicLoad(state[status_at(next - 1u, t)], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                       gl_SemanticsRelaxed);
+                uint flag = word >> 30u;
+                if (flag == STATUS_NONE) {
+                    if (++polls > params.spin_limit) {
+                        stuck = true;
+                        break;
+                    }
+                    continue;
                 }
-            }
-            if ((word >> 30u) == STATUS_NONE) {
-                missing = true;
-                atomicOr(look_back_missing, 1u);
-            } else {
+                polls = 0u;
                 before += word & COUNT_MASK;
-                done = (word >> 30u) == STATUS_PREFIX;
+                --next;
+                if (flag == STATUS_PREFIX) next = 0u;
             }
         }
+        forced = false;
         barrier();
-        if (look_back_missing != 0u) { // uniform: read after the barrier
-            uint counted = count_tile(j, count);
-            if (missing) before += counted;
+        if (t == 0u) look_back_stuck = 0u;
+        barrier();
+        if (stuck) atomicMax(look_back_stuck, next);
+        barrier();
+        uint nearest = look_back_stuck; // uniform: read after the barrier
+        if (nearest == 0u) break;
+        uint counted = count_tile(nearest - 1u, count);
+        if (stuck && next == nearest) {
+            before += counted;
+            --next;
         }
-        done = done || j == 0u; // nothing comes before tile 0, posted or counted
     }
     return before;
 }
+
+// ---- ranking a tile: ranks[i] is item i's position when the tile is ordered stably by digit ----
+#if VKC_SUBGROUP_ARITHMETIC
+// Subgroup s holds tile positions [s * S * ITEMS, (s + 1) * S * ITEMS), item i of lane l at
+// (s * ITEMS + i) * S + l: loads are coalesced, and tile order is (subgroup, item, lane). Each item
+// finds the lanes of its subgroup with the same digit from 8 ballots (CUB's match-based ranking);
+// the lowest of them adds their number to the subgroup's counter of that digit, 16 bits of a word
+// (counts stay below S * ITEMS), and shuffles the count before to its peers.
+const uint MAX_SUBGROUPS = VKC_SORT_WORKGROUP_SIZE / 16u;
+shared uint subgroup_counts[MAX_SUBGROUPS * DIGITS / 2u];
+shared uint digit_tile_start[DIGITS];
+uint position_of(uint i) { return (gl_SubgroupID * VKC_ITEMS + i) * gl_SubgroupSize + gl_SubgroupInvocationID; }
+uint popcount4(uvec4 v) { return bitCount(v.x) + bitCount(v.y) + bitCount(v.z) + bitCount(v.w); }
+uint subgroup_counter(uint subgroup, uint digit) { return subgroup * (DIGITS / 2u) + (digit & (DIGITS / 2u - 1u)); }
+uint counter_shift(uint digit) { return 16u * (digit / (DIGITS / 2u)); }
+
+void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, uint stride, uint word) {
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint at = position_of(i);
+        words[i] = at < valid ? (stride == 0u ? keys_in[first + at] : values_in[(first + at) * stride + word]) : 0u;
+    }
+}
+
+void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS]) {
+    const uint t = gl_LocalInvocationIndex;
+    const uint subgroup = gl_SubgroupID;
+    for (uint w = t; w < gl_NumSubgroups * DIGITS / 2u; w += SIZE) subgroup_counts[w] = 0u;
+    barrier();
+    uint within[VKC_ITEMS];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint d = digits[i];
+        uvec4 peers = subgroupBallot(true);
+        [[unroll]] for (uint b = 0u; b < VKC_SORT_DIGIT_BITS; ++b) {
+            bool set = ((d >> b) & 1u) != 0u;
+            uvec4 ballot = subgroupBallot(set);
+            peers &= set ? ballot : ~ballot;
+        }
+        uint leader = subgroupBallotFindLSB(peers);
+        uint before = 0u;
+        if (gl_SubgroupInvocationID == leader) {
+            uint shift = counter_shift(d);
+            before = (atomicAdd(subgroup_counts[subgroup_counter(subgroup, d)], popcount4(peers) << shift) >> shift) &
+                     0xffffu;
+        }
+        within[i] = subgroupShuffle(before, leader) + popcount4(peers & gl_SubgroupLtMask);
+        subgroupBarrier(); // this item's counts before the next item's
+    }
+    barrier();
+    // Digit t: each subgroup's count to the count of the subgroups before it; the tile's count.
+    uint total = 0u;
+    const uint shift = counter_shift(t);
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+        uint at = subgroup_counter(s, t);
+        uint n = (subgroup_counts[at] >> shift) & 0xffffu;
+        // The two digits of a word: each rewrites its own half.
+        atomicAdd(subgroup_counts[at], (total - n) << shift);
+        total += n;
+    }
+    digit_tile_start[t] = vkc_workgroup_scan_exclusive_add(total);
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint d = digits[i];
+        ranks[i] = digit_tile_start[d] + ((subgroup_counts[subgroup_counter(subgroup, d)] >> counter_shift(d)) & 0xffffu) +
+                   within[i];
+    }
+}
+#else
+// Invocation t holds tile positions [t * ITEMS, (t + 1) * ITEMS) (blocked, as vkc/radix_rank.glsl
+// ranks them), loaded striped for coalescing and moved through the stage.
+uint position_of(uint i) { return gl_LocalInvocationIndex * VKC_ITEMS + i; }
+
+void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, uint stride, uint word) {
+    const uint t = gl_LocalInvocationIndex;
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint at = i * SIZE + t;
+        words[i] = at < valid ? (stride == 0u ? keys_in[first + at] : values_in[(first + at) * stride + word]) : 0u;
+    }
+    to_blocked(words);
+}
+
+// Two stable 4-bit ranks, by the low half of the digit and then by the high half; the first moves
+// the keys' digits to their new places (the second's positions are the final ones).
+void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS], out uint first_ranks[VKC_ITEMS]) {
+    uint halves[VKC_ITEMS];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) halves[i] = digits[i] & 15u;
+    vkc_radix_rank(halves, TILE, first_ranks);
+    vkc_radix_exchange(digits, first_ranks);
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) halves[i] = digits[i] >> 4u;
+    vkc_radix_rank(halves, TILE, ranks);
+}
+#endif
 
 void sort_tile() {
     const uint t = gl_LocalInvocationIndex;
@@ -221,14 +330,10 @@ void sort_tile() {
     state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
 
     uint keys[VKC_ITEMS], digits[VKC_ITEMS];
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        uint at = i * SIZE + t;
-        keys[i] = at < valid ? keys_in[first + at] : 0u;
-    }
-    to_blocked(keys);
+    load_tile(keys, first, valid, 0u, 0u);
     // Past the count, the largest digit: such keys are last in the tile and stay last.
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        bool live = t * VKC_ITEMS + i < valid;
+        bool live = position_of(i) < valid;
         digits[i] = live ? digit_of(keys[i]) : DIGITS - 1u;
         if (live) atomicAdd(tile_count[digits[i]], 1u);
     }
@@ -237,32 +342,26 @@ void sort_tile() {
     post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, tile_count[t]);
 
     uvec4 values[VKC_ITEMS];
-    if (value_words != 0u) {
-        for (uint c = 0u; c < value_words; ++c) {
-            uint words[VKC_ITEMS];
-            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-                uint at = i * SIZE + t;
-                words[i] = at < valid ? values_in[(first + at) * value_words + c] : 0u;
-            }
-            to_blocked(words);
-            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
-        }
+    for (uint c = 0u; c < value_words; ++c) {
+        uint words[VKC_ITEMS];
+        load_tile(words, first, valid, value_words, c);
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
     }
 
-    // Two stable 4-bit ranks: by the low half of the digit, then by the high half.
-    uint ranks[VKC_ITEMS], halves[VKC_ITEMS];
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) halves[i] = digits[i] & 15u;
-    vkc_radix_rank(halves, TILE, ranks);
-    vkc_radix_exchange(keys, ranks);
-    vkc_radix_exchange(digits, ranks);
+    uint ranks[VKC_ITEMS];
+#if VKC_SUBGROUP_ARITHMETIC
+    rank_tile(digits, ranks);
+#else
+    uint first_ranks[VKC_ITEMS];
+    rank_tile(digits, ranks, first_ranks);
+    vkc_radix_exchange(keys, first_ranks);
     for (uint c = 0u; c < value_words; ++c) {
         uint words[VKC_ITEMS];
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
-        vkc_radix_exchange(words, ranks);
+        vkc_radix_exchange(words, first_ranks);
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
     }
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) halves[i] = digits[i] >> 4u;
-    vkc_radix_rank(halves, TILE, ranks);
+#endif
 
     // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
     // pass's counts), plus its keys in the tiles before, less its first position in this tile.

@@ -136,6 +136,7 @@ DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t inde
         if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_VOTE_BIT) f = f | Feature::subgroup_vote;
         if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) f = f | Feature::subgroup_arithmetic;
         if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) f = f | Feature::subgroup_shuffle;
+        if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) f = f | Feature::subgroup_ballot;
         if (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) {
             f = f | Feature::subgroup_shuffle_relative;
         }

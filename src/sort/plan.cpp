@@ -110,8 +110,12 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const char* what = value_bytes ? "sort_pairs" : "sort";
     check_sort_arguments(key, value_bytes, count, o, what);
     const DeviceInfo& dev = info;
+    // The subgroup module ranks a subgroup's keys by ballots into 16-bit counters, a subgroup's
+    // counters a row: it needs the 256 invocations packed into 16 subgroups or fewer, of at most 128
+    // (a ballot's bits).
     const ModuleInfo* m = &select_module(Collective::radix_sort, Type::u32, Op::add, o.path);
-    if (m->path == Path::subgroup && !known_packed(VKC_SORT_WORKGROUP_SIZE)) {
+    if (m->path == Path::subgroup && (!known_packed(VKC_SORT_WORKGROUP_SIZE) || dev.min_subgroup_size < 16 ||
+                                      dev.max_subgroup_size > 128)) {
         m = &select_module(Collective::radix_sort, Type::u32, Op::add, Path::shared_memory);
     }
     check_shape({VKC_SORT_WORKGROUP_SIZE});

@@ -36,6 +36,7 @@ test -f "$work/prefix/share/vkcollectives/spirv/manifest.json"
 test -f "$work/prefix/share/vkcollectives/glsl/vkc/workgroup_scan.glsl"
 test -f "$work/prefix/share/vkcollectives/glsl/vkc/tile_io.glsl"
 test -f "$work/prefix/share/vkcollectives/glsl/vkc/radix_rank.glsl"
+test -f "$work/prefix/share/vkcollectives/glsl/vkc/radix_keys.glsl"
 test -f "$work/prefix/include/vkc/vkc.h"           # the C API, and the handles both APIs declare
 test -f "$work/prefix/include/vkc/vulkan_handles.h"
 test ! -e "$work/prefix/share/vkcollectives/glsl/vkc/device" # kernel-private GLSL stays private

@@ -17,7 +17,7 @@
 //
 // Shared memory: 2^bits / 2 x capacity words of 16-bit counter pairs (CUB's packed counter lanes:
 // 8 KB for 4 bits and 256 invocations, 16 KB for 6 bits and 128) plus capacity x VKC_ITEMS words of
-// stage, and the scan's. A tile holds fewer than 65536 items (the counters' width).
+// stage (and a padding word every 32), and the scan's. A tile holds fewer than 65536 items (the counters' width).
 //
 //   void vkc_radix_rank(uint digits[VKC_ITEMS], uint item_count, out uint ranks[VKC_ITEMS]);
 //       ranks[i]: where item i goes when the tile's first `item_count` items (tile order) are ordered
@@ -34,8 +34,8 @@
 //       its missing keys with 0xffffffff (0 when descending) to stay at the end.
 //   uint vkc_radix_key_int(int x), int vkc_radix_int_of_key(uint k)
 //   uint vkc_radix_key_float(uint bits), uint vkc_radix_float_of_key(uint k)
-//       order-preserving bits: -0 sorts just before +0, NaNs with the sign bit set first and the
-//       others last (as CUB places them).
+//       order-preserving bits (vkc/radix_keys.glsl, which this header includes): -0 sorts just before
+//       +0, NaNs with the sign bit set first and the others last (as CUB places them).
 //
 // Example, 2 invocations x 2 items, 2-bit digits of keys [3 1 | 2 1]: digits [3 1 | 2 1] rank to
 // [3 0 | 2 1] (the two 1s keep their order), digit starts 0 0 2 3 and 4; sorting gives [1 1 | 2 3].
@@ -47,6 +47,7 @@
 #define VKC_RADIX_RANK_GLSL
 
 #include "common.glsl"
+#include "radix_keys.glsl"
 
 #if !defined(VKC_ITEMS) || !defined(VKC_RADIX_BITS)
 #error "define VKC_ITEMS and VKC_RADIX_BITS before including vkc/radix_rank.glsl"
@@ -71,7 +72,10 @@
 #define VKC_RADIX_LANES ((VKC_RADIX_DIGITS + 1u) / 2u)
 
 shared uint vkc_radix_counters[VKC_RADIX_LANES * VKC_RADIX_CAPACITY];
-shared uint vkc_radix_stage[VKC_RADIX_CAPACITY * VKC_ITEMS];
+// The stage holds a tile, a padding word after every 32 (VKC_RADIX_SLOT) so that blocked accesses
+// (invocation t at t * ITEMS + i) fall in different banks.
+#define VKC_RADIX_SLOT(x) ((x) + ((x) >> 5u))
+shared uint vkc_radix_stage[VKC_RADIX_CAPACITY * VKC_ITEMS + (VKC_RADIX_CAPACITY * VKC_ITEMS) / 32u];
 shared uint vkc_radix_low_total;
 shared uint vkc_radix_active;
 
@@ -134,10 +138,10 @@ uint vkc_radix_digit_start(uint digit) {
 // Items to their ranks and back to blocked registers, through the stage.
 void vkc_radix_exchange(inout uint items[VKC_ITEMS], uint ranks[VKC_ITEMS]) {
     barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[ranks[i]] = items[i];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[VKC_RADIX_SLOT(ranks[i])] = items[i];
     barrier();
     const uint first = gl_LocalInvocationIndex * VKC_ITEMS;
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) items[i] = vkc_radix_stage[first + i];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) items[i] = vkc_radix_stage[VKC_RADIX_SLOT(first + i)];
 }
 
 void vkc_radix_sort_pass(inout uint keys[VKC_ITEMS], inout uint values[VKC_ITEMS], bool with_values, uint bit,
@@ -168,10 +172,5 @@ void vkc_radix_sort_pairs(inout uint keys[VKC_ITEMS], inout uint values[VKC_ITEM
     vkc_radix_sort(keys, values, true, begin_bit, end_bit, descending);
 }
 
-uint vkc_radix_key_int(int x) { return uint(x) ^ 0x80000000u; }
-int vkc_radix_int_of_key(uint k) { return int(k ^ 0x80000000u); }
-// Negative floats (sign set) reverse their order: all bits flip; positive ones go above them.
-uint vkc_radix_key_float(uint bits) { return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u; }
-uint vkc_radix_float_of_key(uint k) { return (k & 0x80000000u) != 0u ? k & 0x7fffffffu : ~k; }
 
 #endif // VKC_RADIX_RANK_GLSL
