@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 
 #include "arguments.hpp"
 #include "bench.hpp"
+#include "vkc/contract.h"
 #include "vkc/vkc.hpp"
 
 namespace vkc::tool {
@@ -119,6 +121,13 @@ int run(const SortBenchOptions& o) {
                 ctx.run(plan);
             });
             rate[kind] = n / ms * 1e-6;
+            if (kind == 0 && std::getenv("VKC_LOOKBACK_STATS")) { // the last run's look-back, all passes
+                uint32_t stats[3];
+                ctx.download(scratch, stats, sizeof stats, 4 * VKC_SORT_STAT_STEPS);
+                double tiles = std::max(1u, stats[2]);
+                std::printf("# 2^%d look-back: %u tiles; per tile %.2f statuses read a digit, %.4f tiles counted\n", e,
+                            stats[2], stats[0] / tiles / 256, stats[1] / tiles);
+            }
             // Traffic: a read of the keys to count, and each pass reads and writes keys (and values).
             double bytes = n * 4.0 * (1 + 2 * plan.passes() * (pairs ? 2 : 1));
             bound[kind] = bytes / copy_bytes_per_ms / ms;

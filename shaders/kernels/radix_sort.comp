@@ -186,6 +186,7 @@ uint look_back(uint tile, uint count) {
     uint before = 0u;
     uint next = tile; // the walk reads tile next - 1
     bool forced = has_flag(VKC_SORT_FLAG_FORCE_FALLBACK) && tile > 0u;
+    uint steps = 0u, counted_tiles = 0u;
     for (;;) {
         bool stuck = false;
         if (forced) {
@@ -204,6 +205,7 @@ uint look_back(uint tile, uint count) {
                     continue;
                 }
                 polls = 0u;
+                ++steps;
                 before += word & COUNT_MASK;
                 --next;
                 if (flag == STATUS_PREFIX) next = 0u;
@@ -218,9 +220,17 @@ uint look_back(uint tile, uint count) {
         uint nearest = look_back_stuck; // uniform: read after the barrier
         if (nearest == 0u) break;
         uint counted = count_tile(nearest - 1u, count);
+        ++counted_tiles;
         if (stuck && next == nearest) {
             before += counted;
             --next;
+        }
+    }
+    if (has_flag(VKC_SORT_FLAG_STATS)) {
+        atomicAdd(state[VKC_SORT_STAT_STEPS], steps);
+        if (t == 0u) {
+            atomicAdd(state[VKC_SORT_STAT_COUNTED], counted_tiles);
+            atomicAdd(state[VKC_SORT_STAT_TILES], 1u);
         }
     }
     return before;
@@ -338,8 +348,18 @@ void sort_tile() {
         if (live) atomicAdd(tile_count[digits[i]], 1u);
     }
     barrier();
-    // The counts go out before the ranking, so successors find them early.
-    post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, tile_count[t]);
+    // The counts are all the look-back needs: they go out, and the tile's inclusive prefix follows as
+    // soon as the walk back ends, before the ranking, so that successors' walks stay short.
+    const uint mine = tile_count[t];
+    post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, mine);
+    uint before = look_back(tile, count);
+    if (tile != 0u) post(tile, t, STATUS_PREFIX, before + mine);
+    // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
+    // pass's counts), plus its keys in the tiles before, less its first position in this tile.
+    uint pass_counts = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t];
+    uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
+    uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
+    digit_offset[t] = digit_start + before - tile_start;
 
     uvec4 values[VKC_ITEMS];
     for (uint c = 0u; c < value_words; ++c) {
@@ -363,15 +383,6 @@ void sort_tile() {
     }
 #endif
 
-    // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
-    // pass's counts), plus its keys in the tiles before, less its first position in this tile.
-    uint pass_counts = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t];
-    uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
-    uint mine = tile_count[t];
-    uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
-    uint before = look_back(tile, count);
-    if (tile != 0u) post(tile, t, STATUS_PREFIX, before + mine);
-    digit_offset[t] = digit_start + before - tile_start;
 
     to_sorted_striped(keys, ranks);
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "device/device_state.hpp"
+#include "environment.hpp"
 #include "sort/internal.hpp"
 #include "vkc/contract.h"
 
@@ -246,6 +247,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
               (o.test.force_fallback ? VKC_SORT_FLAG_FORCE_FALLBACK : 0u) |
               transform_of(key) << VKC_SORT_TRANSFORM_SHIFT;
     if (indirect) p.flags |= VKC_SORT_FLAG_COUNT_ON_DEVICE | count_word << VKC_DEVICE_COUNT_WORD_SHIFT;
+    if (environment::lookback_stats()) p.flags |= VKC_SORT_FLAG_STATS; // VKC_LOOKBACK_STATS=1
     p.spin_limit = o.spin_limit ? o.spin_limit : default_spin_limit;
     const uint32_t end = o.end_bit ? o.end_bit : 32u;
     auto add = [&](uint32_t set, const SortParams& params, uint64_t groups) {
