@@ -181,6 +181,7 @@ uint count_tile(uint tile, uint count) {
 // stops the walk there; then the work-group counts the nearest such tile from its keys, every digit
 // stopped at it takes its count and walks on, and the others poll again.
 shared uint look_back_stuck; // 1 + the nearest tile a walk stopped at; 0: none
+const uint WINDOW = 16u;      // statuses a walk reads at once
 uint look_back(uint tile, uint count) {
     const uint t = gl_LocalInvocationIndex;
     uint before = 0u;
@@ -192,23 +193,40 @@ uint look_back(uint tile, uint count) {
         if (forced) {
             stuck = true; // every digit counts the tile before from its keys
         } else {
+            // A round reads up to WINDOW statuses at once (their loads overlap), then takes them in
+            // order up to the first unposted one or an inclusive prefix.
             uint polls = 0u;
             while (next > 0u) {
-                uint word = atomicLoad(state[status_at(next - 1u, t)], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                                       gl_SemanticsRelaxed);
-                uint flag = word >> 30u;
-                if (flag == STATUS_NONE) {
-                    if (++polls > params.spin_limit) {
-                        stuck = true;
-                        break;
+                const uint reach = min(WINDOW, next);
+                uint words[WINDOW];
+                [[unroll]] for (uint k = 0u; k < WINDOW; ++k) {
+                    words[k] = k < reach ? atomicLoad(state[status_at(next - 1u - k, t)], gl_ScopeDevice,
+                                                      gl_StorageSemanticsBuffer, gl_SemanticsRelaxed)
+                                         : 0u;
+                }
+                uint taken = 0u;
+                bool open = true, prefix = false;
+                [[unroll]] for (uint k = 0u; k < WINDOW; ++k) {
+                    uint flag = words[k] >> 30u;
+                    open = open && k < reach && flag != STATUS_NONE;
+                    if (open) {
+                        before += words[k] & COUNT_MASK;
+                        ++taken;
+                        prefix = flag == STATUS_PREFIX;
+                        open = !prefix;
                     }
+                }
+                steps += taken;
+                next = prefix ? 0u : next - taken;
+                if (prefix || taken == reach) {
+                    polls = 0u;
                     continue;
                 }
-                polls = 0u;
-                ++steps;
-                before += word & COUNT_MASK;
-                --next;
-                if (flag == STATUS_PREFIX) next = 0u;
+                if (taken > 0u) polls = 0u;
+                if (++polls > params.spin_limit) {
+                    stuck = true;
+                    break;
+                }
             }
         }
         forced = false;
