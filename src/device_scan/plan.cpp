@@ -6,15 +6,12 @@
 #include "device/device_state.hpp"
 #include "device_scan/internal.hpp"
 #include "environment.hpp"
+#include "pipeline/plan_bindings.hpp"
 
 namespace vkc {
 
 namespace {
 constexpr uint32_t scan_bindings = 4; // device_scan.comp's: input, output, scratch, count
-
-bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
-    return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
-}
 } // namespace
 
 ScanPlan::ScanPlan() = default;
@@ -100,22 +97,10 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     uint64_t out_bytes = reduce ? bytes : in_bytes;
     uint64_t scratch_need = scratch_bytes(l, policy, type, count);
     uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
-    auto check_range = [&](const BufferRange& r, uint64_t need, const char* role) {
-        if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
-        if (r.offset % align) {
-            throw Error(std::string(what) + ": the " + role + " offset " + std::to_string(r.offset) +
-                        " is not a multiple of " + std::to_string(align) +
-                        " (16 bytes and minStorageBufferOffsetAlignment)");
-        }
-        if (r.size < need) {
-            throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(r.size) + " bytes; " +
-                        std::to_string(need) + " are needed");
-        }
-    };
     if (count > 0 || reduce) {
-        if (count > 0) check_range(in, in_bytes, "input");
-        check_range(out, out_bytes, reduce ? "result" : "output");
-        check_range(scratch, scratch_need, "scratch");
+        if (count > 0) check_range(in, in_bytes, align, what, "input");
+        check_range(out, out_bytes, align, what, reduce ? "result" : "output");
+        check_range(scratch, scratch_need, align, what, "scratch");
         bool same = in.buffer == out.buffer && in.offset == out.offset;
         if (count > 0 && !(same && !reduce) && overlaps(in, in_bytes, out, out_bytes)) {
             throw Error(std::string(what) + ": the " + (reduce ? "result" : "output") +
@@ -126,11 +111,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
         }
     }
     if (indirect) {
-        if (!indirect->count_buffer) throw Error(std::string(what) + ": the IndirectCount's count_buffer is VK_NULL_HANDLE");
-        if (indirect->count_buffer_offset % 4) {
-            throw Error(std::string(what) + ": the IndirectCount's count_buffer_offset " +
-                        std::to_string(indirect->count_buffer_offset) + " is not a multiple of 4");
-        }
+        check_indirect_count(*indirect, what);
         // Every work-group reads the count as it starts, while others write the output and scratch.
         BufferRange count_range{indirect->count_buffer, indirect->count_buffer_offset, 4};
         if (overlaps(count_range, 4, scratch, scratch_need) || overlaps(count_range, 4, out, out_bytes)) {
@@ -155,19 +136,9 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     if (indirect) path |= VKC_DEVICE_COUNT_ON_DEVICE;
     st.pipeline = pipelines.pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32_t(scan_bindings * segments)};
-    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dp.maxSets = uint32_t(segments);
-    dp.poolSizeCount = 1;
-    dp.pPoolSizes = &size;
-    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &st.pool), "vkCreateDescriptorPool");
-    std::vector<VkDescriptorSetLayout> layouts(segments, pipelines.set_layout);
     st.sets.resize(segments);
-    VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    a.descriptorPool = st.pool;
-    a.descriptorSetCount = uint32_t(segments);
-    a.pSetLayouts = layouts.data();
-    check(vk.vkAllocateDescriptorSets(device, &a, st.sets.data()), "vkAllocateDescriptorSets");
+    allocate_sets(vk, device, allocator, pipelines.set_layout, uint32_t(segments), scan_bindings, st.pool,
+                  st.sets.data());
 
     // The state binds the caller's whole scratch range, not only what this plan needs: a look-back
     // dispatch zeroes what the one before it posted, which a larger plan may have posted further on.
@@ -196,11 +167,9 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
         VkDescriptorBufferInfo count_info{scratch.buffer, scratch.offset, state_binding_bytes};
         uint32_t count_word = 0;
         if (indirect) {
-            VkDeviceSize at = indirect->count_buffer_offset;
-            VkDeviceSize align_count = std::max<uint64_t>(1, dev.min_storage_buffer_offset_alignment);
-            VkDeviceSize base = at / align_count * align_count;
-            count_info = {indirect->count_buffer, base, at + 4 - base};
-            count_word = uint32_t((at - base) / 4);
+            CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
+            count_info = binding.info;
+            count_word = binding.word;
         }
         VkDescriptorBufferInfo infos[scan_bindings] = {
             {count ? in.buffer : out.buffer, count ? in.offset + s * l.segment_items * bytes : out.offset,
@@ -208,16 +177,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
             {out.buffer, reduce ? out.offset : out.offset + s * l.segment_items * bytes, reduce ? bytes : seg_bytes},
             {scratch.buffer, scratch.offset, state_binding_bytes},
             count_info};
-        VkWriteDescriptorSet writes[scan_bindings] = {};
-        for (uint32_t i = 0; i < scan_bindings; ++i) {
-            writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-            writes[i].dstSet = st.sets[s];
-            writes[i].dstBinding = i;
-            writes[i].descriptorCount = 1;
-            writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            writes[i].pBufferInfo = &infos[i];
-        }
-        vk.vkUpdateDescriptorSets(device, scan_bindings, writes, 0, nullptr);
+        write_storage_buffers(vk, device, st.sets[s], infos, scan_bindings);
 
         DeviceScanParams p{};
         p.count = uint32_t(items);

@@ -6,6 +6,7 @@
 
 #include "device/device_state.hpp"
 #include "environment.hpp"
+#include "pipeline/plan_bindings.hpp"
 #include "sort/internal.hpp"
 #include "vkc/contract.h"
 
@@ -19,10 +20,6 @@ constexpr uint32_t default_spin_limit = 256;
 constexpr uint64_t histogram_groups = 1024;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
-    return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
-}
 
 // The key transform the kernel orders by (VKC_SORT_TRANSFORM_SHIFT).
 uint32_t transform_of(Type key) { return key == Type::i32 ? 1u : key == Type::f32 ? 2u : 0u; }
@@ -127,22 +124,6 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const uint64_t key_bytes = count * 4, value_range_bytes = count * value_bytes;
     const uint64_t scratch_need = sort_scratch_bytes_of(count);
     const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
-    auto check_range = [&](const BufferRange& range, uint64_t need, const char* role) {
-        if (!range.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
-        if (range.offset % align) {
-            throw Error(std::string(what) + ": the " + role + " offset " + std::to_string(range.offset) +
-                        " is not a multiple of " + std::to_string(align) +
-                        " (16 bytes and minStorageBufferOffsetAlignment)");
-        }
-        if (range.size < need) {
-            throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(range.size) +
-                        " bytes; " + std::to_string(need) + " are needed");
-        }
-        if (need > dev.max_storage_buffer_range) {
-            throw Error(std::string(what) + ": the " + role + " range needs " + std::to_string(need) +
-                        " bytes, past maxStorageBufferRange (" + std::to_string(dev.max_storage_buffer_range) + ")");
-        }
-    };
     struct Role {
         const BufferRange* range;
         uint64_t bytes;
@@ -155,7 +136,14 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     }
     roles.push_back({&r.scratch, scratch_need, "scratch"});
     if (count > 0) {
-        for (const Role& role : roles) check_range(*role.range, role.bytes, role.name);
+        for (const Role& role : roles) {
+            check_range(*role.range, role.bytes, align, what, role.name);
+            if (role.bytes > dev.max_storage_buffer_range) { // one binding each
+                throw Error(std::string(what) + ": the " + role.name + " range needs " + std::to_string(role.bytes) +
+                            " bytes, past maxStorageBufferRange (" + std::to_string(dev.max_storage_buffer_range) +
+                            ")");
+            }
+        }
         for (size_t i = 0; i < roles.size(); ++i) {
             for (size_t j = i + 1; j < roles.size(); ++j) {
                 if (overlaps(*roles[i].range, roles[i].bytes, *roles[j].range, roles[j].bytes)) {
@@ -168,22 +156,16 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     uint32_t count_word = 0;
     VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
     if (indirect) {
-        if (!indirect->count_buffer) throw Error(std::string(what) + ": the IndirectCount's count_buffer is VK_NULL_HANDLE");
-        if (indirect->count_buffer_offset % 4) {
-            throw Error(std::string(what) + ": the IndirectCount's count_buffer_offset " +
-                        std::to_string(indirect->count_buffer_offset) + " is not a multiple of 4");
-        }
+        check_indirect_count(*indirect, what);
         BufferRange count_range{indirect->count_buffer, indirect->count_buffer_offset, 4};
         for (const Role& role : roles) {
             if (count > 0 && overlaps(count_range, 4, *role.range, role.bytes)) {
                 throw Error(std::string(what) + ": the IndirectCount's count lies in the " + role.name + " range");
             }
         }
-        VkDeviceSize at = indirect->count_buffer_offset;
-        VkDeviceSize align_count = std::max<uint64_t>(1, dev.min_storage_buffer_offset_alignment);
-        VkDeviceSize base = at / align_count * align_count;
-        count_info = {indirect->count_buffer, base, at + 4 - base};
-        count_word = uint32_t((at - base) / 4);
+        CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
+        count_info = binding.info;
+        count_word = binding.word;
     }
 
     SortPlan plan;
@@ -200,18 +182,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const uint32_t value_words = value_bytes / 4;
     st.pipeline = pipelines.pipeline(*m, {VKC_SORT_WORKGROUP_SIZE}, m->path == Path::subgroup, 0, false, value_words);
 
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * sort_bindings};
-    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dp.maxSets = 2;
-    dp.poolSizeCount = 1;
-    dp.pPoolSizes = &size;
-    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &st.pool), "vkCreateDescriptorPool");
-    VkDescriptorSetLayout layouts[2] = {pipelines.set_layout, pipelines.set_layout};
-    VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    a.descriptorPool = st.pool;
-    a.descriptorSetCount = 2;
-    a.pSetLayouts = layouts;
-    check(vk.vkAllocateDescriptorSets(device, &a, st.sets), "vkAllocateDescriptorSets");
+    allocate_sets(vk, device, allocator, pipelines.set_layout, 2, sort_bindings, st.pool, st.sets);
     // Keys only: the value bindings see the keys' ranges, never read or written (value_words is 0).
     const BufferRange& values = value_bytes ? r.values : r.keys;
     const BufferRange& values_alternate = value_bytes ? r.values_alternate : r.keys_alternate;
@@ -227,16 +198,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
                                                        count_info,
                                                        {values_from.buffer, values_from.offset, values_bytes},
                                                        {values_to.buffer, values_to.offset, values_bytes}};
-        VkWriteDescriptorSet writes[sort_bindings] = {};
-        for (uint32_t i = 0; i < sort_bindings; ++i) {
-            writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-            writes[i].dstSet = st.sets[set];
-            writes[i].dstBinding = i;
-            writes[i].descriptorCount = 1;
-            writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            writes[i].pBufferInfo = &infos[i];
-        }
-        vk.vkUpdateDescriptorSets(device, sort_bindings, writes, 0, nullptr);
+        write_storage_buffers(vk, device, st.sets[set], infos, sort_bindings);
     }
 
     const uint64_t tiles = ceil_div(count, sort_tile_keys);

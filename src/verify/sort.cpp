@@ -87,8 +87,7 @@ std::string SortCase::label() const {
 }
 
 Outcome run_sort_case(Context& ctx, const SortCase& c) {
-    detail::Runner r(ctx);
-    try {
+    return detail::guarded(ctx, Collective::radix_sort, Type::u32, Op::add, [&](detail::Runner& r) {
         r.outcome.module = ctx.device().select_module(Collective::radix_sort, Type::u32, Op::add, c.options.path).name;
         std::vector<uint32_t> keys = sort_keys(c.pattern, c.count, c.seed);
         std::vector<uint32_t> order = sort_reference_order(c.key, keys, c.options);
@@ -108,17 +107,11 @@ Outcome run_sort_case(Context& ctx, const SortCase& c) {
                        (words ? ", value " + std::to_string(values[i * words]) + " (want " +
                                     std::to_string(order[i] * 4) + ")"
                               : ""));
-                return r.outcome;
+                return;
             }
         }
         r.validation_clean();
-    } catch (const UnsupportedError& e) {
-        r.outcome.status = Status::skip;
-        r.outcome.detail = e.what();
-    } catch (const std::exception& e) {
-        r.fail(e.what());
-    }
-    return r.outcome;
+    });
 }
 
 } // namespace vkc::verify

@@ -1,0 +1,74 @@
+// Checks and descriptor sets of the plans' ranges (pipeline/plan_bindings.hpp).
+#include "pipeline/plan_bindings.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "device/device_core.hpp"
+
+namespace vkc {
+
+bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes) {
+    return a.buffer == b.buffer && a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
+}
+
+void check_range(const BufferRange& r, uint64_t need, uint64_t align, const char* what, const char* role) {
+    if (!r.buffer) throw Error(std::string(what) + ": the " + role + " buffer is VK_NULL_HANDLE");
+    if (r.offset % align) {
+        throw Error(std::string(what) + ": the " + role + " offset " + std::to_string(r.offset) +
+                    " is not a multiple of " + std::to_string(align) +
+                    " (16 bytes and minStorageBufferOffsetAlignment)");
+    }
+    if (r.size < need) {
+        throw Error(std::string(what) + ": the " + role + " range holds " + std::to_string(r.size) + " bytes; " +
+                    std::to_string(need) + " are needed");
+    }
+}
+
+void check_indirect_count(const IndirectCount& count, const char* what) {
+    if (!count.count_buffer) throw Error(std::string(what) + ": the IndirectCount's count_buffer is VK_NULL_HANDLE");
+    if (count.count_buffer_offset % 4) {
+        throw Error(std::string(what) + ": the IndirectCount's count_buffer_offset " +
+                    std::to_string(count.count_buffer_offset) + " is not a multiple of 4");
+    }
+}
+
+CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_alignment) {
+    VkDeviceSize at = count.count_buffer_offset;
+    VkDeviceSize align = std::max<uint64_t>(1, min_offset_alignment);
+    VkDeviceSize base = at / align * align;
+    return {{count.count_buffer, base, at + 4 - base}, uint32_t((at - base) / 4)};
+}
+
+void allocate_sets(const DeviceTable& vk, VkDevice device, const VkAllocationCallbacks* allocator,
+                   VkDescriptorSetLayout layout, uint32_t sets, uint32_t bindings, VkDescriptorPool& pool,
+                   VkDescriptorSet* out) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings * sets};
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.maxSets = sets;
+    dp.poolSizeCount = 1;
+    dp.pPoolSizes = &size;
+    check(vk.vkCreateDescriptorPool(device, &dp, allocator, &pool), "vkCreateDescriptorPool");
+    std::vector<VkDescriptorSetLayout> layouts(sets, layout);
+    VkDescriptorSetAllocateInfo a{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    a.descriptorPool = pool;
+    a.descriptorSetCount = sets;
+    a.pSetLayouts = layouts.data();
+    check(vk.vkAllocateDescriptorSets(device, &a, out), "vkAllocateDescriptorSets");
+}
+
+void write_storage_buffers(const DeviceTable& vk, VkDevice device, VkDescriptorSet set,
+                           const VkDescriptorBufferInfo* infos, uint32_t count) {
+    std::vector<VkWriteDescriptorSet> writes(count, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET});
+    for (uint32_t i = 0; i < count; ++i) {
+        writes[i].dstSet = set;
+        writes[i].dstBinding = i;
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+    }
+    vk.vkUpdateDescriptorSets(device, count, writes.data(), 0, nullptr);
+}
+
+} // namespace vkc

@@ -1,0 +1,37 @@
+// What every plan does with the caller's ranges (src/device_scan/plan.cpp, src/sort/plan.cpp): checks
+// them before anything is made, and binds them to descriptor sets of the shared layout. Not installed.
+#pragma once
+
+#include <cstdint>
+
+#include "device/vulkan_api.hpp"
+#include "vkc/device_scan.hpp"
+
+namespace vkc {
+
+// Whether two ranges of a buffer share a byte.
+bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint64_t b_bytes);
+// Throws Error naming `what` (the call) and `role` (the range): a null buffer, an offset that is not
+// a multiple of `align`, fewer than `need` bytes.
+void check_range(const BufferRange& range, uint64_t need, uint64_t align, const char* what, const char* role);
+// Throws Error where the IndirectCount's buffer is null or its offset not a multiple of 4.
+void check_indirect_count(const IndirectCount& count, const char* what);
+
+// An IndirectCount's binding: its buffer from the offset at or before the count that the device's
+// alignment allows, and the count's word in that binding.
+struct CountBinding {
+    VkDescriptorBufferInfo info{};
+    uint32_t word = 0;
+};
+CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_alignment);
+
+// A descriptor pool for `sets` sets of the shared layout with `bindings` storage buffers each, and
+// the sets, allocated into `out`.
+void allocate_sets(const DeviceTable& vk, VkDevice device, const VkAllocationCallbacks* allocator,
+                   VkDescriptorSetLayout layout, uint32_t sets, uint32_t bindings, VkDescriptorPool& pool,
+                   VkDescriptorSet* out);
+// Points bindings 0 .. count - 1 of `set` at the ranges of `infos`.
+void write_storage_buffers(const DeviceTable& vk, VkDevice device, VkDescriptorSet set,
+                           const VkDescriptorBufferInfo* infos, uint32_t count);
+
+} // namespace vkc
