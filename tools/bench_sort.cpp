@@ -52,6 +52,7 @@ uint32_t key_at(uint64_t i, bool as_float) {
 struct SortBenchOptions {
     std::string device;
     int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
+    uint32_t end_bit = 0; // 0: every key bit
     std::string cub_csv;
 };
 
@@ -65,8 +66,8 @@ int run(const SortBenchOptions& o) {
     std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
     if (!o.cub_csv.empty()) cub = read_cub_sort(o.cub_csv);
     const uint64_t max_n = uint64_t(1) << o.max_log2;
-    std::printf("# vkc bench sort: %s (%s), %s, 2^%d to 2^%d keys, median of %d runs after a warm-up of at least "
-                "300 ms\n",
+    std::printf("# vkc bench sort: %s (%s), %s, 2^%d to 2^%d keys, median of %d runs, each measurement after "
+                "300 ms of its own work\n",
                 d.name.c_str(), d.driver.c_str(), today().c_str(), o.min_log2, o.max_log2, o.runs);
     std::printf("# G/s: keys (or pairs) sorted a second; / bound: the time a copy of the passes' bytes takes\n"
                 "# (a read of the keys to count, then a read and a write of keys and values a pass) over the\n"
@@ -79,20 +80,20 @@ int run(const SortBenchOptions& o) {
     for (uint64_t i = 0; i < max_n; ++i) host[i] = uint32_t(i);
     ctx.upload(value_source, host.data(), max_n * 4);
     int failures = 0;
-    bool warmed = false;
     for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
         const uint64_t n = uint64_t(1) << e;
         WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, n};
-        if (!warmed) { // the GPU leaves its idle clocks
-            auto start = std::chrono::steady_clock::now();
-            while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300)) ctx.run(copy, pristine, keys);
-            warmed = true;
-        }
+        // Each measurement is warmed up by at least 300 ms of its own work: the host's data making and
+        // uploads before it leave the GPU idle, and its clocks drop.
         auto median = [&](auto&& timed) {
-            std::vector<double> t;
-            for (int i = 0; i < 3 + o.runs; ++i) {
+            auto start = std::chrono::steady_clock::now();
+            for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300); ++i) {
                 timed();
-                if (i >= 3) t.push_back(ctx.last_gpu_ms());
+            }
+            std::vector<double> t;
+            for (int i = 0; i < o.runs; ++i) {
+                timed();
+                t.push_back(ctx.last_gpu_ms());
             }
             std::sort(t.begin(), t.end());
             return t[t.size() / 2];
@@ -108,8 +109,10 @@ int run(const SortBenchOptions& o) {
             WorkgroupRequest copy_keys{Collective::copy, Type::u32, Op::add, {256}, n};
             BufferRange k{keys.handle(), 0, n * 4}, ka{alternate.handle(), 0, n * 4}, v{values.handle(), 0, n * 4},
                 va{values_alternate.handle(), 0, n * 4}, s{scratch.handle(), 0, scratch.size()};
-            SortPlan plan = pairs ? ctx.device().plan_sort_pairs(type, 4, n, k, ka, v, va, s)
-                                  : ctx.device().plan_sort(type, n, k, ka, s);
+            SortOptions so;
+            so.end_bit = o.end_bit;
+            SortPlan plan = pairs ? ctx.device().plan_sort_pairs(type, 4, n, k, ka, v, va, s, so)
+                                  : ctx.device().plan_sort(type, n, k, ka, s, so);
             if (e == o.min_log2 && kind == 0) {
                 std::printf("# ranking: %s\n\n", plan.path() == Path::subgroup ? "subgroup ballots" : "shared memory");
                 std::printf("| keys | copy GB/s | u32 keys G/s | / bound | / CUB | f32 keys G/s | / CUB | u32 pairs G/s | "
@@ -138,12 +141,17 @@ int run(const SortBenchOptions& o) {
             if (pairs) ctx.download(plan.result_in_alternate() ? values_alternate : values, got_values.data(), n * 4);
             uint64_t sum_in = 0, sum_out = 0;
             bool ordered = true, paired = true;
+            const uint32_t mask = o.end_bit ? (1u << o.end_bit) - 1u : 0xffffffffu; // the sorted bits
+            auto sorted_bits = [&](uint32_t k) { return as_float || o.end_bit ? k & mask : k; };
             for (uint64_t i = 0; i < n; ++i) {
                 sum_in += host[i];
                 sum_out += got[i];
                 if (i > 0) {
-                    if (as_float) ordered = ordered && std::bit_cast<float>(got[i - 1]) <= std::bit_cast<float>(got[i]);
-                    else ordered = ordered && got[i - 1] <= got[i];
+                    if (as_float && !o.end_bit) {
+                        ordered = ordered && std::bit_cast<float>(got[i - 1]) <= std::bit_cast<float>(got[i]);
+                    } else if (!as_float) {
+                        ordered = ordered && sorted_bits(got[i - 1]) <= sorted_bits(got[i]);
+                    }
                 }
                 if (pairs) paired = paired && got_values[i] < n && host[got_values[i]] == got[i];
             }
@@ -176,6 +184,7 @@ const char* bench_sort_usage =
     "  bench sort [options]        device-wide radix sort of u32 and f32 keys and u32 pairs by size; keys a\n"
     "                              second, ratio to a copy of the passes' bytes, and to CUB when given\n"
     "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
+    "    --end-bit N (sort by key bits [0, N): N / 8 passes, to price a pass)\n"
     "    --cub FILE (output of bench/cuda/cub_sort)\n";
 
 int bench_sort(int argc, char** argv) {
@@ -188,6 +197,7 @@ int bench_sort(int argc, char** argv) {
         else if (args.is("--max-log2")) o.max_log2 = args.number(10, 29);
         else if (args.is("--step")) o.step = args.number(1, 20);
         else if (args.is("--runs")) o.runs = args.number(1, 1000);
+        else if (args.is("--end-bit")) o.end_bit = args.number<uint32_t>(1, 32);
         else if (args.is("--cub")) o.cub_csv = args.text();
         else args.unknown();
     }
