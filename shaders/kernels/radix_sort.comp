@@ -104,10 +104,15 @@ void count_digits() {
     const uint first_tile = group * params.tiles_per_group;
     const uint last_tile = min(first_tile + params.tiles_per_group, params.tiles);
     for (uint tile = first_tile; tile < last_tile; ++tile) {
-        for (uint i = 0u; i < VKC_SORT_ITEMS; ++i) {
+        // A tile's loads all issued before its counts: each waits on memory once, not 16 times.
+        uint keys[VKC_ITEMS];
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             uint at = tile * TILE + i * SIZE + t;
-            if (at >= count) break;
-            uint k = ordered(keys_in[at]);
+            keys[i] = at < count ? keys_in[at] : 0u;
+        }
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            if (tile * TILE + i * SIZE + t >= count) continue;
+            uint k = ordered(keys[i]);
             for (uint p = 0u; p < passes; ++p) {
                 uint bit = begin + p * VKC_SORT_DIGIT_BITS;
                 uint width = min(VKC_SORT_DIGIT_BITS, end - bit);
