@@ -37,6 +37,24 @@ std::string today() { // for the results' headers
     return date;
 }
 
+CubRows read_cub_rows(const std::string& path, size_t column) {
+    CubRows out;
+    std::ifstream in(path);
+    if (!in) throw Error("cannot read CUB results from " + path);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
+        if (f.size() <= column || f[0] == "op") continue;
+        try {
+            out[{f[0], f[1], std::stoull(f[2])}] = std::stod(f[column]);
+        } catch (const std::exception&) {
+        }
+    }
+    return out;
+}
+
 namespace {
 
 struct Options {
@@ -188,22 +206,7 @@ struct ScanBenchOptions {
 };
 
 // bench/cuda/cub_device rows: op,type,n,bytes,median_ms,gbps,...
-std::map<std::tuple<std::string, std::string, uint64_t>, double> read_cub_device(const std::string& path) {
-    std::map<std::tuple<std::string, std::string, uint64_t>, double> out;
-    std::ifstream in(path);
-    if (!in) throw Error("cannot read CUB results from " + path);
-    for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
-        if (f.size() < 6 || f[0] == "op" || line[0] == '#') continue;
-        try {
-            out[{f[0], f[1], std::stoull(f[2])}] = std::stod(f[5]);
-        } catch (const std::exception&) {
-        }
-    }
-    return out;
-}
+CubRows read_cub_device(const std::string& path) { return read_cub_rows(path, 5); }
 
 // Data that is never all zeros, with sums that stay exact in floats (k / 65536, as the CUB peer).
 template <class T>
@@ -268,7 +271,7 @@ void write_svg(const std::string& path, const std::string& title, const std::vec
 
 template <class T>
 int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& tname, Type type, std::FILE* csv,
-                    const std::map<std::tuple<std::string, std::string, uint64_t>, double>& cub,
+                    const CubRows& cub,
                     std::vector<Series>& series) {
     const uint64_t max_n = uint64_t(1) << o.max_log2;
     const uint64_t bytes_max = max_n * sizeof(T);
@@ -464,7 +467,7 @@ int bench_scan(const ScanBenchOptions& o) {
                 d.name.c_str(), d.driver.c_str(), date.c_str(), std::string(name(o.op)).c_str(), o.min_log2, o.max_log2, o.runs, o.repeats);
     std::printf("# GB/s count bytes read + written (scans: 2 x items x size; reduce and read: items x size);\n"
                 "# copy and read are compute-shader uvec4 passes over the same bytes, measured in the same run\n");
-    std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
+    CubRows cub;
     if (!o.cub_csv.empty()) cub = read_cub_device(o.cub_csv);
     std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
     if (csv) std::fprintf(csv, "op,type,n,median_ms,gbps,ratio_ceiling,ratio_cub\n");

@@ -1,13 +1,20 @@
 // vkc bench: throughput of our kernels against a compute-shader copy and CUB.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <string>
 
 namespace vkc::tool {
 extern const char* bench_usage;
 int bench(int argc, char** argv); // arguments after "bench"
 uint32_t hash(uint32_t x);        // item data: non-zero-ish, so that no bench times zeros
+// A CUB peer's CSV (bench/cuda): (op, type, n) -> the number in `column` of its row; '#' lines and the
+// header skipped.
+using CubRows = std::map<std::tuple<std::string, std::string, uint64_t>, double>;
+CubRows read_cub_rows(const std::string& path, size_t column);
 std::string today();              // UTC date, for the results' headers
 // A new process's first scan (tools/first_call.cpp): on a Context's own device, or with `engine` on a
 // device the process made itself through the loader, as an engine does.

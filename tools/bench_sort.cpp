@@ -7,9 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -22,25 +20,6 @@
 namespace vkc::tool {
 
 namespace {
-
-// bench/cuda/cub_sort rows: op,type,n,median_ms,gitems_per_s
-std::map<std::tuple<std::string, std::string, uint64_t>, double> read_cub_sort(const std::string& path) {
-    std::map<std::tuple<std::string, std::string, uint64_t>, double> out;
-    std::ifstream in(path);
-    if (!in) throw Error("cannot read CUB results from " + path);
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
-        if (f.size() < 5 || f[0] == "op") continue;
-        try {
-            out[{f[0], f[1], std::stoull(f[2])}] = std::stod(f[3]);
-        } catch (const std::exception&) {
-        }
-    }
-    return out;
-}
 
 // The keys bench/cuda/cub_sort sorts: its hash of the index (hash(i + 1) here); floats finite, of both
 // signs, over the whole exponent range.
@@ -63,8 +42,8 @@ int run(const SortBenchOptions& o) {
     ctx.set_timing(true, 1);
     ctx.device().probe_subgroup_layout(ctx.queue(), ctx.queue_family()); // plans may take the subgroup module
     const DeviceInfo& d = ctx.info();
-    std::map<std::tuple<std::string, std::string, uint64_t>, double> cub;
-    if (!o.cub_csv.empty()) cub = read_cub_sort(o.cub_csv);
+    CubRows cub; // bench/cuda/cub_sort rows: op,type,n,median_ms,gitems_per_s
+    if (!o.cub_csv.empty()) cub = read_cub_rows(o.cub_csv, 3);
     const uint64_t max_n = uint64_t(1) << o.max_log2;
     std::printf("# vkc bench sort: %s (%s), %s, 2^%d to 2^%d keys, median of %d runs, each measurement after "
                 "300 ms of its own work\n",

@@ -34,6 +34,8 @@ struct SortParams {
 static_assert(sizeof(SortParams) == module_push_constant_bytes);
 static_assert(sort_tile_keys == VKC_SORT_WORKGROUP_SIZE * VKC_SORT_ITEMS);
 static_assert(sort_max_count == VKC_SORT_MAX_COUNT);
+// The scratch holds VKC_SORT_MAX_PASSES histograms of 256 digits before the statuses.
+static_assert(VKC_SORT_STATUSES == VKC_SORT_HISTOGRAMS + VKC_SORT_MAX_PASSES * (1u << VKC_SORT_DIGIT_BITS));
 
 struct SortPlan::State {
     struct Dispatch {
