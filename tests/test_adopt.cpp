@@ -513,11 +513,13 @@ struct CallCounter {
     }
 };
 
-// Plans of every kind on throwaway ranges of one engine buffer; returns their paths.
+// Plans of every kind on throwaway ranges of one engine buffer; returns the scan and reduce plans'
+// paths (the sort's follow their own rule, src/sort/plan.cpp).
 std::vector<Path> plan_every_kind(Device& gpu, const EngineDevice& e, uint64_t count) {
     const uint64_t align = std::max<uint64_t>(256, gpu.info().min_storage_buffer_offset_alignment);
     const uint64_t bytes = (count * 4 + align - 1) / align * align;
-    const uint64_t scratch = std::max(gpu.scan_scratch_bytes(Type::u32, count), gpu.reduce_scratch_bytes(Type::u32, count));
+    const uint64_t scratch = std::max({gpu.scan_scratch_bytes(Type::u32, count), gpu.reduce_scratch_bytes(Type::u32, count),
+                                       gpu.sort_scratch_bytes(Type::u32, count)});
     EngineBuffer buffer(e, 2 * bytes + scratch + 2 * align);
     BufferRange in{buffer.buffer, 0, count * 4}, out{buffer.buffer, bytes, count * 4},
         scratch_range{buffer.buffer, 2 * bytes, scratch};
@@ -529,6 +531,10 @@ std::vector<Path> plan_every_kind(Device& gpu, const EngineDevice& e, uint64_t c
                               gpu.plan_reduce(Type::u32, Op::add, indirect, in, {buffer.buffer, bytes, 4}, scratch_range)}) {
         CHECK(p.dispatches() >= 1);
         paths.push_back(p.path());
+    }
+    for (const SortPlan& p : {gpu.plan_sort(Type::u32, count, in, out, scratch_range),
+                              gpu.plan_sort(Type::f32, indirect, in, out, scratch_range)}) {
+        CHECK(p.dispatches() == 5); // the count, then four passes
     }
     return paths;
 }
