@@ -104,6 +104,37 @@ TEST_CASE("sort: the look-back's fallback, forced for every tile, and a spin lim
     }
 }
 
+// 64-bit keys: two words a key, eight passes, a digit across the words where a bit range puts one.
+TEST_CASE("sort: 64-bit keys of each type and pattern, with values, by bit ranges across the words") {
+    uint64_t seed = 600;
+    uint64_t index = 0;
+    for (Type t : {Type::u64, Type::i64, Type::f64}) {
+        for (SortPattern p : {SortPattern::random, SortPattern::equal, SortPattern::reversed, SortPattern::few,
+                              SortPattern::high_bits, SortPattern::low_bits, SortPattern::floats_special}) {
+            if (p == SortPattern::floats_special && t != Type::f64) continue;
+            if (!test::spread(index++, 2)) continue;
+            SortOptions o;
+            o.descending = index % 3 == 0;
+            check_sort(t, p, 3 * tile + 77, o, 0, seed++);
+        }
+    }
+    SortOptions down;
+    down.descending = true;
+    check_sort(Type::u64, SortPattern::few, 2 * tile + 5, {}, 4, seed++);
+    check_sort(Type::f64, SortPattern::floats_special, 2 * tile + 5, down, 16, seed++);
+    const std::pair<uint32_t, uint32_t> ranges[] = {{28, 44}, {32, 64}, {61, 64}, {4, 36}};
+    for (auto [begin, end] : ranges) {
+        if (!test::spread(index++, 2)) continue;
+        SortOptions o;
+        o.begin_bit = begin;
+        o.end_bit = end;
+        check_sort(Type::i64, SortPattern::random, tile + 9, o, 8, seed++);
+    }
+    SortOptions forced;
+    forced.test.force_fallback = true;
+    check_sort(Type::u64, SortPattern::random, 5 * tile + 3, forced, 0, seed++);
+}
+
 TEST_CASE("sort: floats order as numbers, -0 before +0, NaNs at the ends") {
     std::vector<float> keys = {3.5f, -0.0f, 0.0f, -1.0f, std::numeric_limits<float>::infinity(), 1e-45f,
                                -std::numeric_limits<float>::infinity(), 2.0f, -1e-45f};
@@ -121,6 +152,18 @@ TEST_CASE("sort: floats order as numbers, -0 before +0, NaNs at the ends") {
     down.descending = true;
     std::vector<int32_t> sorted_down = test::context().sort(std::span<const int32_t>(ints), down);
     CHECK(sorted_down == std::vector<int32_t>{7, 5, 0, -1, -3, std::numeric_limits<int32_t>::min()});
+    std::vector<double> doubles = {2.5, -0.0, 0.0, -std::numeric_limits<double>::infinity(), 4.9e-324, -1e300, 1e300};
+    std::vector<double> got_doubles = test::context().sort(std::span<const double>(doubles));
+    std::vector<double> want_doubles = {-std::numeric_limits<double>::infinity(), -1e300, -0.0, 0.0, 4.9e-324, 2.5, 1e300};
+    REQUIRE(got_doubles.size() == want_doubles.size());
+    for (size_t i = 0; i < want_doubles.size(); ++i) {
+        CHECK(std::bit_cast<uint64_t>(got_doubles[i]) == std::bit_cast<uint64_t>(want_doubles[i]));
+    }
+    std::vector<int64_t> longs = {5, -3, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+                                  int64_t(1) << 40, -(int64_t(1) << 40)};
+    CHECK(test::context().sort(std::span<const int64_t>(longs), down) ==
+          std::vector<int64_t>{std::numeric_limits<int64_t>::max(), int64_t(1) << 40, 5, -3, -(int64_t(1) << 40),
+                               std::numeric_limits<int64_t>::min()});
 }
 
 // Plans on ranges of one buffer at offsets, run on the Context's queue: the result in the alternate
@@ -208,8 +251,8 @@ TEST_CASE("sort: bad arguments get errors that name the problem") {
         INFO(message);
         CHECK(message.find(part) != std::string::npos);
     };
-    contains(test::error_of([&] { gpu.plan_sort(Type::u64, n, whole(keys), whole(alt), whole(scratch)); }),
-             "keys of type ulong are not supported");
+    contains(test::error_of([&] { gpu.plan_sort(Type::f16, n, whole(keys), whole(alt), whole(scratch)); }),
+             "keys of type half are not supported");
     contains(test::error_of([&] {
                  gpu.plan_sort_pairs(Type::u32, 3, n, whole(keys), whole(alt), whole(values), whole(values_alt),
                                      whole(scratch));
@@ -219,6 +262,13 @@ TEST_CASE("sort: bad arguments get errors that name the problem") {
     wide.end_bit = 40;
     contains(test::error_of([&] { gpu.plan_sort(Type::u32, n, whole(keys), whole(alt), whole(scratch), wide); }),
              "bit range [0, 40)");
+    wide.end_bit = 72;
+    contains(test::error_of([&] { gpu.plan_sort(Type::i64, n / 2, whole(keys), whole(alt), whole(scratch), wide); }),
+             "not within the key's 64 bits");
+    // 64-bit keys take twice the bytes: 1000 of them do not fit the 4000-byte ranges.
+    contains(test::error_of([&] { gpu.plan_sort(Type::u64, n, whole(keys), whole(alt), whole(scratch)); }),
+             "the keys range holds 4000 bytes; 8000 are needed");
+    contains(test::error_of([&] { ctx.sort(keys, Type::f64, n); }), "the keys buffer holds 4000 bytes; 8000");
     SortOptions backwards;
     backwards.begin_bit = 20;
     backwards.end_bit = 10;

@@ -228,9 +228,9 @@ int selftest(int argc, char** argv) {
         }
     }
 
-    // Device-wide sort: keys of each type ascending and descending, and pairs of each value size, at
-    // counts 0, 1, a tile +- 1, many tiles and (not quick) a thousand; a forced fallback, a bit range
-    // and few distinct keys in rotation.
+    // Device-wide sort: keys of each type ascending and descending, and pairs of each value size (and
+    // of 64-bit keys), at counts 0, 1, a tile +- 1, many tiles and (not quick) a thousand; a forced
+    // fallback, a bit range and few distinct keys in rotation.
     {
         const uint64_t tile = vkc::sort_tile_keys;
         auto sort_row = [&](vkc::Type key, uint32_t value_bytes, bool descending) {
@@ -244,20 +244,23 @@ int selftest(int argc, char** argv) {
                 c.count = n;
                 c.options.descending = descending;
                 c.options.test.force_fallback = k % 3 == 1;
-                if (k % 3 == 2) c.options.begin_bit = 4, c.options.end_bit = 28;
+                const bool wide = vkc::size_of(key) == 8; // its bit range has a digit across the words
+                if (k % 3 == 2) c.options.begin_bit = wide ? 28 : 4, c.options.end_bit = wide ? 52 : 28;
+                const bool is_float = key == vkc::Type::f32 || key == vkc::Type::f64;
                 c.pattern = k % 2 ? vkc::verify::SortPattern::few
-                                  : key == vkc::Type::f32 ? vkc::verify::SortPattern::floats_special
-                                                          : vkc::verify::SortPattern::random;
+                                  : is_float ? vkc::verify::SortPattern::floats_special : vkc::verify::SortPattern::random;
                 c.seed = uint64_t(k) + 1;
                 row.sort_cases.push_back(c);
                 ++k;
             }
             rows.push_back(row);
         };
-        for (vkc::Type key : {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32}) {
+        for (vkc::Type key : {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32, vkc::Type::u64, vkc::Type::i64,
+                              vkc::Type::f64}) {
             for (bool descending : {false, true}) sort_row(key, 0, descending);
         }
         for (uint32_t value_bytes : {4u, 8u, 16u}) sort_row(vkc::Type::u32, value_bytes, false);
+        sort_row(vkc::Type::u64, 8, false);
     }
 
     // A build made with VKC_TYPES / VKC_OPS / VKC_KERNELS lacks some modules: their rows are left out.
@@ -333,8 +336,9 @@ int selftest(int argc, char** argv) {
     std::printf("\ndevice scans: 0, 1, tile - 1, tile + 1, 37 tiles + 5%s items; forced fallback, in place and "
                 "reproducible in rotation; 37 tiles + 5 as a recorded plan with its count on the device",
                 quick ? "" : ", 1000 tiles + 3");
-    std::printf("\ndevice sorts: the same counts (tiles of %u keys); forced fallback, bits [4, 28) and few "
-                "distinct keys in rotation", vkc::sort_tile_keys);
+    std::printf("\ndevice sorts: the same counts (tiles of %u keys); forced fallback, bits [4, 28) ([28, 52) of "
+                "64-bit keys) and few distinct keys in rotation",
+                vkc::sort_tile_keys);
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }

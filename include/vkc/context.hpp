@@ -237,7 +237,7 @@ public:
     void reduce_host(const void* items, void* result, uint64_t count, Type, Op, const ScanOptions&);
 
     // ---- Device-wide radix sort (see include/vkc/sort.hpp) ----
-    // Keys u32, i32, f32; values of 4, 8 or 16 bytes. Throws Error naming what is wrong.
+    // Keys u32, i32, f32, u64, i64, f64; values of 4, 8 or 16 bytes. Throws Error naming what is wrong.
 
     // On this Context's Buffers, waiting for the result, which ends in `keys` (and `values`): the
     // alternate buffers and the scratch are made for the call. With timing on, last_gpu_ms() is the

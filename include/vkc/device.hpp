@@ -176,7 +176,7 @@ public:
                          const BufferRange& scratch, const ScanOptions& = {});
 
     // ---- Device-wide radix sort (include/vkc/sort.hpp) ----
-    // Keys u32, i32, f32; values of 4, 8 or 16 bytes; count up to sort_max_count, 0 included (nothing
+    // Keys u32, i32, f32, u64, i64, f64; values of 4, 8 or 16 bytes; count up to sort_max_count, 0 included (nothing
     // happens). Throws Error naming what is wrong with the arguments.
 
     // Scratch bytes a sort of count keys needs (the same for keys and pairs).

@@ -13,8 +13,9 @@
 // look-back that never waits without bound (a tile whose predecessor has posted nothing for a while
 // counts that predecessor's keys itself). Stable: equal keys keep their input order.
 //
-// Keys: u32, i32 and f32, ordered as numbers (f32: -0 before +0; NaNs with the sign bit set first,
-// the others last, as CUB places them). Values: 4, 8 or 16 bytes each, moved with their keys.
+// Keys: u32, i32, f32, u64, i64 and f64, ordered as numbers (floats: -0 before +0; NaNs with the
+// sign bit set first, the others last, as CUB places them); 8 bits a pass, so 64-bit keys take 8
+// passes unless a bit range says fewer. Values: 4, 8 or 16 bytes each, moved with their keys.
 #pragma once
 
 #include "vkc/api.hpp"

@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_memory_scope_semantics : require
 
-// Device-wide LSD radix sort of 32-bit keys, with values of 1, 2 or 4 words (vkc::SortPlan,
+// Device-wide LSD radix sort of 32- and 64-bit keys, with values of 1, 2 or 4 words (vkc::SortPlan,
 // Context::sort). The host records, for a sort by bits [begin, end):
 //
 //   MODE_HISTOGRAM  one read of the keys counts every pass's digits (8 bits a pass) into the scratch;
@@ -20,8 +20,9 @@
 //
 // Keys move as their own bits; the digit is taken from an order-preserving transform of them (int:
 // the sign bit flipped; float: negatives flipped whole, so -0 sorts before +0 and NaNs with the sign
-// set first, the others last, as CUB places them), and from its complement when descending. Every
-// pass is stable, so equal keys keep their input order, ascending or descending.
+// set first, the others last, as CUB places them), and from its complement when descending. A
+// 64-bit key is two words, low first; its transform is the same on the 64 bits. Every pass is
+// stable, so equal keys keep their input order, ascending or descending.
 //
 // Bindings: 0 keys in, 1 keys out, 2 the scratch (uint words, vkc/contract.h's VKC_SORT_*), 3 an
 // IndirectCount's buffer, 4 values in, 5 values out.
@@ -30,7 +31,11 @@
 layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
        local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
 layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = true;
-layout(constant_id = VKC_SPEC_KERNEL) const uint value_words = 0u; // 0: keys only; 1, 2 or 4
+// Words of a value (0: keys only; 1, 2 or 4), and of a key less one (VKC_SORT_KEY_WORDS_SHIFT).
+layout(constant_id = VKC_SPEC_KERNEL) const uint sort_shape = 0u;
+const uint value_words = sort_shape & 15u;
+const bool wide_keys = (sort_shape >> VKC_SORT_KEY_WORDS_SHIFT) != 0u; // 64-bit keys
+const uint key_words = wide_keys ? 2u : 1u;
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 // Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
 #define VKC_SCRATCH_CAPACITY VKC_SORT_WORKGROUP_SIZE
@@ -85,12 +90,29 @@ uint key_count() {
     return min(indirect_count_words[params.flags >> VKC_DEVICE_COUNT_WORD_SHIFT], params.count);
 }
 
-// The key's bits in an order that sorts as unsigned, complemented when descending.
-uint ordered(uint bits) {
+// The key's bits (low word, high word) in an order that sorts as unsigned, complemented when
+// descending. 32-bit keys: the high word is unused.
+uvec2 ordered(uint lo, uint hi) {
     uint transform = (params.flags >> VKC_SORT_TRANSFORM_SHIFT) & 3u;
-    uint k = transform == 1u ? vkc_radix_key_int(int(bits)) : transform == 2u ? vkc_radix_key_float(bits) : bits;
+    uvec2 k = uvec2(lo, hi);
+    if (!wide_keys) {
+        k.x = transform == 1u ? vkc_radix_key_int(int(lo)) : transform == 2u ? vkc_radix_key_float(lo) : lo;
+    } else if (transform == 1u) {
+        k.y ^= 0x80000000u;
+    } else if (transform == 2u) {
+        k = (hi & 0x80000000u) != 0u ? ~k : uvec2(lo, hi | 0x80000000u);
+    }
     return has_flag(VKC_SORT_FLAG_DESCENDING) ? ~k : k;
 }
+// Bits [bit, bit + width) of an ordered key, width at most 8.
+uint bits_of(uvec2 k, uint bit, uint width) {
+    uint mask = (1u << width) - 1u;
+    if (bit >= 32u) return (k.y >> (bit - 32u)) & mask;
+    uint low = k.x >> bit;
+    if (wide_keys && bit + width > 32u) low |= k.y << (32u - bit); // a digit across the words
+    return low & mask;
+}
+uint key_word(uint index, uint word) { return keys_in[index * key_words + word]; }
 
 // ---- MODE_HISTOGRAM ---------------------------------------------------------------------------
 // The work-group's counts in vkc_radix_stage (passes x 256 words), added to the scratch's at the end.
@@ -105,18 +127,18 @@ void count_digits() {
     const uint last_tile = min(first_tile + params.tiles_per_group, params.tiles);
     for (uint tile = first_tile; tile < last_tile; ++tile) {
         // A tile's loads all issued before its counts: each waits on memory once, not 16 times.
-        uint keys[VKC_ITEMS];
+        uint keys[VKC_ITEMS], highs[VKC_ITEMS];
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             uint at = tile * TILE + i * SIZE + t;
-            keys[i] = at < count ? keys_in[at] : 0u;
+            keys[i] = at < count ? key_word(at, 0u) : 0u;
+            highs[i] = wide_keys && at < count ? key_word(at, 1u) : 0u;
         }
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             if (tile * TILE + i * SIZE + t >= count) continue;
-            uint k = ordered(keys[i]);
+            uvec2 k = ordered(keys[i], highs[i]);
             for (uint p = 0u; p < passes; ++p) {
                 uint bit = begin + p * VKC_SORT_DIGIT_BITS;
-                uint width = min(VKC_SORT_DIGIT_BITS, end - bit);
-                atomicAdd(vkc_radix_stage[p * DIGITS + ((k >> bit) & ((1u << width) - 1u))], 1u);
+                atomicAdd(vkc_radix_stage[p * DIGITS + bits_of(k, bit, min(VKC_SORT_DIGIT_BITS, end - bit))], 1u);
             }
         }
     }
@@ -133,10 +155,7 @@ shared uint tile_count[DIGITS];  // keys of each digit in this tile
 shared uint digit_offset[DIGITS]; // where the tile's sorted position k of a digit's key goes, less k
 
 uint digit_bit() { return params.bits & 0xffu; }
-uint digit_of(uint bits) {
-    uint width = (params.bits >> 8u) & 0xffu;
-    return (ordered(bits) >> digit_bit()) & ((1u << width) - 1u);
-}
+uint digit_of(uint lo, uint hi) { return bits_of(ordered(lo, hi), digit_bit(), (params.bits >> 8u) & 0xffu); }
 // Pass p posts in array p % 2, which pass p - 2 left posted: pass p zeroes its tiles' words in the
 // other array (pass p - 1's, finished) for pass p + 1. Tiles past an IndirectCount's count post in
 // no pass, so their words stay zero.
@@ -174,7 +193,7 @@ uint count_tile(uint tile, uint count) {
     barrier();
     for (uint i = 0u; i < VKC_SORT_ITEMS; ++i) {
         uint at = tile * TILE + i * SIZE + t;
-        if (at < count) atomicAdd(vkc_radix_stage[digit_of(keys_in[at])], 1u);
+        if (at < count) atomicAdd(vkc_radix_stage[digit_of(key_word(at, 0u), wide_keys ? key_word(at, 1u) : 0u)], 1u);
     }
     barrier();
     return vkc_radix_stage[t];
@@ -274,10 +293,11 @@ uint popcount4(uvec4 v) { return bitCount(v.x) + bitCount(v.y) + bitCount(v.z) +
 uint subgroup_counter(uint subgroup, uint digit) { return subgroup * (DIGITS / 2u) + (digit & (DIGITS / 2u - 1u)); }
 uint counter_shift(uint digit) { return 16u * (digit / (DIGITS / 2u)); }
 
-void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, uint stride, uint word) {
+// Word `word` of the tile's keys (values false) or values, each of `stride` words.
+void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, bool values, uint stride, uint word) {
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        uint at = position_of(i);
-        words[i] = at < valid ? (stride == 0u ? keys_in[first + at] : values_in[(first + at) * stride + word]) : 0u;
+        uint at = (first + position_of(i)) * stride + word;
+        words[i] = position_of(i) < valid ? (values ? values_in[at] : keys_in[at]) : 0u;
     }
 }
 
@@ -329,11 +349,11 @@ void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS]) {
 // ranks them), loaded striped for coalescing and moved through the stage.
 uint position_of(uint i) { return gl_LocalInvocationIndex * VKC_ITEMS + i; }
 
-void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, uint stride, uint word) {
+void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, bool values, uint stride, uint word) {
     const uint t = gl_LocalInvocationIndex;
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        uint at = i * SIZE + t;
-        words[i] = at < valid ? (stride == 0u ? keys_in[first + at] : values_in[(first + at) * stride + word]) : 0u;
+        uint at = (first + i * SIZE + t) * stride + word;
+        words[i] = i * SIZE + t < valid ? (values ? values_in[at] : keys_in[at]) : 0u;
     }
     to_blocked(words);
 }
@@ -362,12 +382,13 @@ void sort_tile() {
     const uint valid = min(TILE, count - first);
     state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
 
-    uint keys[VKC_ITEMS], digits[VKC_ITEMS];
-    load_tile(keys, first, valid, 0u, 0u);
+    uint keys[VKC_ITEMS], highs[VKC_ITEMS], digits[VKC_ITEMS];
+    load_tile(keys, first, valid, false, key_words, 0u);
+    if (wide_keys) load_tile(highs, first, valid, false, key_words, 1u);
     // Past the count, the largest digit: such keys are last in the tile and stay last.
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
         bool live = position_of(i) < valid;
-        digits[i] = live ? digit_of(keys[i]) : DIGITS - 1u;
+        digits[i] = live ? digit_of(keys[i], wide_keys ? highs[i] : 0u) : DIGITS - 1u;
         if (live) atomicAdd(tile_count[digits[i]], 1u);
     }
     barrier();
@@ -387,7 +408,7 @@ void sort_tile() {
     uvec4 values[VKC_ITEMS];
     for (uint c = 0u; c < value_words; ++c) {
         uint words[VKC_ITEMS];
-        load_tile(words, first, valid, value_words, c);
+        load_tile(words, first, valid, true, value_words, c);
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
     }
 
@@ -398,6 +419,7 @@ void sort_tile() {
     uint first_ranks[VKC_ITEMS];
     rank_tile(digits, ranks, first_ranks);
     vkc_radix_exchange(keys, first_ranks);
+    if (wide_keys) vkc_radix_exchange(highs, first_ranks);
     for (uint c = 0u; c < value_words; ++c) {
         uint words[VKC_ITEMS];
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
@@ -408,10 +430,15 @@ void sort_tile() {
 
 
     to_sorted_striped(keys, ranks);
+    if (wide_keys) to_sorted_striped(highs, ranks);
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
         uint k = i * SIZE + t;
-        digits[i] = digit_of(keys[i]);
-        if (k < valid) keys_out[digit_offset[digits[i]] + k] = keys[i];
+        digits[i] = digit_of(keys[i], wide_keys ? highs[i] : 0u);
+        if (k < valid) {
+            uint at = (digit_offset[digits[i]] + k) * key_words;
+            keys_out[at] = keys[i];
+            if (wide_keys) keys_out[at + 1u] = highs[i];
+        }
     }
     for (uint c = 0u; c < value_words; ++c) {
         uint words[VKC_ITEMS];

@@ -20,6 +20,8 @@ struct SortRanges {
     BufferRange scratch;
 };
 
+// Key types the sort takes: 32- and 64-bit integers and floats.
+bool is_sort_key(Type key);
 // Digit passes of a sort by these options (0 when the bit range is empty).
 uint32_t sort_passes(Type key, const SortOptions& o);
 // Throws Error naming what is wrong: the key type, the value size, the bit range, the count.

@@ -69,7 +69,7 @@ void Context::sort_buffers(Buffer& keys, Buffer* values, Type key, uint32_t valu
     check_sort_arguments(key, value_bytes, count, o, what);
     dev.memory.check_buffer(keys, "the keys");
     if (values) dev.memory.check_buffer(*values, "the values");
-    const uint64_t key_bytes = count * 4, value_range_bytes = count * value_bytes;
+    const uint64_t key_bytes = count * size_of(key), value_range_bytes = count * value_bytes;
     if (keys.size() < key_bytes) {
         throw Error(std::string(what) + ": the keys buffer holds " + std::to_string(keys.size()) + " bytes; " +
                     std::to_string(key_bytes) + " are needed");
@@ -106,15 +106,16 @@ void Context::sort_host(void* keys, void* values, uint64_t count, Type key, uint
     const char* what = values ? "sort_pairs" : "sort";
     check_sort_arguments(key, value_bytes, count, o, what);
     if (count == 0) return;
-    Buffer key_buffer = create_buffer(count * 4);
-    upload(key_buffer, keys, count * 4);
+    const uint64_t key_bytes = count * size_of(key);
+    Buffer key_buffer = create_buffer(key_bytes);
+    upload(key_buffer, keys, key_bytes);
     Buffer value_buffer;
     if (values) {
         value_buffer = create_buffer(count * value_bytes);
         upload(value_buffer, values, count * value_bytes);
     }
     sort_buffers(key_buffer, values ? &value_buffer : nullptr, key, value_bytes, count, o, what);
-    download(key_buffer, keys, count * 4);
+    download(key_buffer, keys, key_bytes);
     if (values) download(value_buffer, values, count * value_bytes);
 }
 

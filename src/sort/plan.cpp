@@ -22,7 +22,9 @@ constexpr uint64_t histogram_groups = 1024;
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // The key transform the kernel orders by (VKC_SORT_TRANSFORM_SHIFT).
-uint32_t transform_of(Type key) { return key == Type::i32 ? 1u : key == Type::f32 ? 2u : 0u; }
+uint32_t transform_of(Type key) {
+    return key == Type::i32 || key == Type::i64 ? 1u : key == Type::f32 || key == Type::f64 ? 2u : 0u;
+}
 } // namespace
 
 SortPlan::SortPlan() = default;
@@ -63,15 +65,20 @@ void SortPlan::record(VkCommandBuffer cmd) const {
     s.core->check_allocations(failed_before, "SortPlan::record");
 }
 
+bool is_sort_key(Type key) {
+    return key == Type::u32 || key == Type::i32 || key == Type::f32 || key == Type::u64 || key == Type::i64 ||
+           key == Type::f64;
+}
+
 uint32_t sort_passes(Type key, const SortOptions& o) {
     uint32_t end = o.end_bit ? o.end_bit : uint32_t(8 * size_of(key));
     return end > o.begin_bit ? uint32_t(ceil_div(end - o.begin_bit, VKC_SORT_DIGIT_BITS)) : 0;
 }
 
 void check_sort_arguments(Type key, uint32_t value_bytes, uint64_t count, const SortOptions& o, const char* what) {
-    if (key != Type::u32 && key != Type::i32 && key != Type::f32) {
+    if (!is_sort_key(key)) {
         throw Error(std::string(what) + ": keys of type " + std::string(name(key)) +
-                    " are not supported (uint, int and float keys are)");
+                    " are not supported (uint, int, float, ulong, long and double keys are)");
     }
     if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8 && value_bytes != 16) {
         throw Error(std::string(what) + ": values of " + std::to_string(value_bytes) +
@@ -121,7 +128,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
         throw UnsupportedError(std::string(what) + ": the sort needs " + std::to_string(shared_memory_bytes(*m)) +
                                " bytes of shared memory; the device has " + std::to_string(dev.max_shared_memory));
     }
-    const uint64_t key_bytes = count * 4, value_range_bytes = count * value_bytes;
+    const uint64_t key_bytes = count * size_of(key), value_range_bytes = count * value_bytes;
     const uint64_t scratch_need = sort_scratch_bytes_of(count);
     const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     struct Role {
@@ -179,8 +186,8 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     if (count == 0 || passes == 0) return plan; // nothing moves
     st.passes = passes;
     st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
-    const uint32_t value_words = value_bytes / 4;
-    st.pipeline = pipelines.pipeline(*m, {VKC_SORT_WORKGROUP_SIZE}, m->path == Path::subgroup, 0, false, value_words);
+    const uint32_t shape = value_bytes / 4 | (uint32_t(size_of(key)) / 4 - 1) << VKC_SORT_KEY_WORDS_SHIFT;
+    st.pipeline = pipelines.pipeline(*m, {VKC_SORT_WORKGROUP_SIZE}, m->path == Path::subgroup, 0, false, shape);
 
     allocate_sets(vk, device, allocator, pipelines.set_layout, 2, sort_bindings, st.pool, st.sets);
     // Keys only: the value bindings see the keys' ranges, never read or written (value_words is 0).
@@ -211,7 +218,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     if (indirect) p.flags |= VKC_SORT_FLAG_COUNT_ON_DEVICE | count_word << VKC_DEVICE_COUNT_WORD_SHIFT;
     if (environment::lookback_stats()) p.flags |= VKC_SORT_FLAG_STATS; // VKC_LOOKBACK_STATS=1
     p.spin_limit = o.spin_limit ? o.spin_limit : default_spin_limit;
-    const uint32_t end = o.end_bit ? o.end_bit : 32u;
+    const uint32_t end = o.end_bit ? o.end_bit : uint32_t(8 * size_of(key));
     auto add = [&](uint32_t set, const SortParams& params, uint64_t groups) {
         SortPlan::State::Dispatch d;
         d.set = set;

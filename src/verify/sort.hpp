@@ -17,10 +17,13 @@ namespace vkc::verify {
 enum class SortPattern { random, equal, sorted, reversed, few, high_bits, low_bits, floats_special };
 const char* name(SortPattern);
 std::vector<uint32_t> sort_keys(SortPattern, uint64_t count, uint64_t seed);
+// The same patterns for 64-bit keys (floats_special: doubles).
+std::vector<uint64_t> sort_keys_64(SortPattern, uint64_t count, uint64_t seed);
 
 // The order the sort must give: key indices, stable, by the options' bits of the ordered key (the
 // order-preserving transform of int and float bits, complemented when descending).
 std::vector<uint32_t> sort_reference_order(Type key, const std::vector<uint32_t>& keys, const SortOptions& o);
+std::vector<uint32_t> sort_reference_order(Type key, const std::vector<uint64_t>& keys, const SortOptions& o);
 
 // A sort of `count` keys of a pattern through Context::sort_host, with values of value_bytes (0: keys
 // only) that hold each key's input index, so that stability shows; checked against the reference.

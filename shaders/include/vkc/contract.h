@@ -84,7 +84,7 @@
 #define VKC_SORT_WORKGROUP_SIZE 256u // one invocation a digit
 #define VKC_SORT_ITEMS 16            // keys an invocation holds: tiles of 4096 keys
 #define VKC_SORT_DIGIT_BITS 8u       // a pass sorts by 8 bits of the key
-#define VKC_SORT_MAX_PASSES 4u       // 32-bit keys
+#define VKC_SORT_MAX_PASSES 8u       // 64-bit keys
 #define VKC_SORT_MODE_HISTOGRAM 0u   // every pass's digit counts, in one read of the keys
 #define VKC_SORT_MODE_PASS 1u        // one digit: rank each tile, look back, scatter
 #define VKC_SORT_FLAG_DESCENDING 1u
@@ -92,15 +92,17 @@
 #define VKC_SORT_FLAG_COUNT_ON_DEVICE 4u // the count from binding 3 (its word in bits 24-31)
 #define VKC_SORT_FLAG_STATS 8u           // count look-back steps and counted tiles (VKC_SORT_STAT_*)
 #define VKC_SORT_TRANSFORM_SHIFT 4u     // bits 4-5: the key's bits are 0 uint, 1 int, 2 float
-// VKC_SPEC_KERNEL: 32-bit words of a value (0: keys only, 1, 2 or 4)
-// Scratch words: a ticket a pass (four), three statistics, then 256 digit counts a pass, then two arrays of a status word a
-// (tile, digit), pass p posting in array p % 2. A status word is flag << 30 | a count (30 bits).
+// VKC_SPEC_KERNEL: 32-bit words of a value (0: keys only, 1, 2 or 4) | key words - 1 (0 or 1) << 4
+#define VKC_SORT_KEY_WORDS_SHIFT 4u
+// Scratch words: a ticket a pass (eight), three statistics, then 256 digit counts a pass, then two
+// arrays of a status word a (tile, digit), pass p posting in array p % 2. A status word is
+// flag << 30 | a count (30 bits).
 #define VKC_SORT_TICKETS 0u
-#define VKC_SORT_STAT_STEPS 4u   // with FLAG_STATS: statuses read by the digits' walks, all passes
-#define VKC_SORT_STAT_COUNTED 5u // tiles counted from their keys (the fallback)
-#define VKC_SORT_STAT_TILES 6u   // tiles sorted
-#define VKC_SORT_HISTOGRAMS 8u
-#define VKC_SORT_STATUSES 1032u // VKC_SORT_HISTOGRAMS + 4 x 256
+#define VKC_SORT_STAT_STEPS 8u    // with FLAG_STATS: statuses read by the digits' walks, all passes
+#define VKC_SORT_STAT_COUNTED 9u  // tiles counted from their keys (the fallback)
+#define VKC_SORT_STAT_TILES 10u   // tiles sorted
+#define VKC_SORT_HISTOGRAMS 16u
+#define VKC_SORT_STATUSES 2064u // VKC_SORT_HISTOGRAMS + 8 x 256
 #define VKC_SORT_MAX_COUNT 1073741823u // keys one sort takes: 2^30 - 1, the status word's count
 
 #endif
