@@ -27,6 +27,8 @@ uint32_t key_at(uint64_t i, bool as_float) {
     uint32_t h = hash(uint32_t(i) + 1);
     return as_float ? (h & 0x807fffffu) | ((h % 254u + 1u) << 23) : h;
 }
+// Its u64 keys: the u32 key low, another hash high.
+uint64_t wide_key_at(uint64_t i) { return uint64_t(hash((uint32_t(i) ^ 0x55555555u) + 1)) << 32 | key_at(i, false); }
 
 struct SortBenchOptions {
     std::string device;
@@ -51,11 +53,12 @@ int run(const SortBenchOptions& o) {
     std::printf("# G/s: keys (or pairs) sorted a second; / bound: the time a copy of the passes' bytes takes\n"
                 "# (a read of the keys to count, then a read and a write of keys and values a pass) over the\n"
                 "# sort's; CUB: cub::DeviceRadixSort from bench/cuda/cub_sort on this GPU\n");
-    Buffer pristine = ctx.create_buffer(max_n * 4), keys = ctx.create_buffer(max_n * 4),
-           alternate = ctx.create_buffer(max_n * 4), values = ctx.create_buffer(max_n * 4),
+    Buffer pristine = ctx.create_buffer(max_n * 8), keys = ctx.create_buffer(max_n * 8), // room for u64 keys
+           alternate = ctx.create_buffer(max_n * 8), values = ctx.create_buffer(max_n * 4),
            values_alternate = ctx.create_buffer(max_n * 4), value_source = ctx.create_buffer(max_n * 4);
     Buffer scratch = ctx.create_buffer(ctx.device().sort_scratch_bytes(Type::u32, max_n));
     std::vector<uint32_t> host(max_n);
+    std::vector<uint64_t> wide_host(max_n);
     for (uint64_t i = 0; i < max_n; ++i) host[i] = uint32_t(i);
     ctx.upload(value_source, host.data(), max_n * 4);
     int failures = 0;
@@ -79,14 +82,20 @@ int run(const SortBenchOptions& o) {
         };
         const double copy_ms = median([&] { ctx.run(copy, pristine, keys); });
         const double copy_bytes_per_ms = 2.0 * n * 4 / copy_ms;
-        double rate[3] = {0, 0, 0}, bound[3] = {0, 0, 0};
-        for (int kind = 0; kind < 3; ++kind) { // u32 keys, f32 keys, u32 pairs
-            const bool as_float = kind == 1, pairs = kind == 2;
-            const Type type = as_float ? Type::f32 : Type::u32;
-            for (uint64_t i = 0; i < n; ++i) host[i] = key_at(i, as_float);
-            ctx.upload(pristine, host.data(), n * 4);
-            WorkgroupRequest copy_keys{Collective::copy, Type::u32, Op::add, {256}, n};
-            BufferRange k{keys.handle(), 0, n * 4}, ka{alternate.handle(), 0, n * 4}, v{values.handle(), 0, n * 4},
+        double rate[4] = {0, 0, 0, 0}, bound[4] = {0, 0, 0, 0};
+        for (int kind = 0; kind < 4; ++kind) { // u32 keys, f32 keys, u32 pairs, u64 keys
+            const bool as_float = kind == 1, pairs = kind == 2, wide = kind == 3;
+            const Type type = as_float ? Type::f32 : wide ? Type::u64 : Type::u32;
+            const uint64_t key_bytes = n * size_of(type);
+            if (wide) {
+                for (uint64_t i = 0; i < n; ++i) wide_host[i] = wide_key_at(i);
+                ctx.upload(pristine, wide_host.data(), key_bytes);
+            } else {
+                for (uint64_t i = 0; i < n; ++i) host[i] = key_at(i, as_float);
+                ctx.upload(pristine, host.data(), key_bytes);
+            }
+            WorkgroupRequest copy_keys{Collective::copy, Type::u32, Op::add, {256}, key_bytes / 4};
+            BufferRange k{keys.handle(), 0, key_bytes}, ka{alternate.handle(), 0, key_bytes}, v{values.handle(), 0, n * 4},
                 va{values_alternate.handle(), 0, n * 4}, s{scratch.handle(), 0, scratch.size()};
             SortOptions so;
             so.end_bit = o.end_bit;
@@ -95,7 +104,8 @@ int run(const SortBenchOptions& o) {
             if (e == o.min_log2 && kind == 0) {
                 std::printf("# ranking: %s\n\n", plan.path() == Path::subgroup ? "subgroup ballots" : "shared memory");
                 std::printf("| keys | copy GB/s | u32 keys G/s | / bound | / CUB | f32 keys G/s | / CUB | u32 pairs G/s | "
-                            "/ bound | / CUB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                            "/ bound | / CUB | u64 keys G/s | / bound | / CUB |\n"
+                            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             }
             const double ms = median([&] {
                 ctx.run(copy_keys, pristine, keys);
@@ -111,11 +121,29 @@ int run(const SortBenchOptions& o) {
                             stats[2], stats[0] / tiles / 256, stats[1] / tiles);
             }
             // Traffic: a read of the keys to count, and each pass reads and writes keys (and values).
-            double bytes = n * 4.0 * (1 + 2 * plan.passes() * (pairs ? 2 : 1));
+            double bytes = double(key_bytes) + 2.0 * plan.passes() * (key_bytes + (pairs ? n * 4.0 : 0.0));
             bound[kind] = bytes / copy_bytes_per_ms / ms;
             // Sorted, a permutation (sums agree), values with their keys.
-            std::vector<uint32_t> got(n), got_values(pairs ? n : 0);
             const Buffer& result = plan.result_in_alternate() ? alternate : keys;
+            if (wide) {
+                std::vector<uint64_t> got(n);
+                ctx.download(result, got.data(), key_bytes);
+                const uint64_t mask = o.end_bit ? (uint64_t(1) << o.end_bit) - 1 : ~uint64_t(0);
+                uint64_t sum_in = 0, sum_out = 0;
+                bool ordered = true;
+                for (uint64_t i = 0; i < n; ++i) {
+                    sum_in += wide_host[i];
+                    sum_out += got[i];
+                    ordered = ordered && (i == 0 || (got[i - 1] & mask) <= (got[i] & mask));
+                }
+                if (!ordered || sum_in != sum_out) {
+                    std::printf("FAIL sort u64 n=%llu: %s\n", (unsigned long long)n,
+                                !ordered ? "out of order" : "not a permutation");
+                    ++failures;
+                }
+                continue;
+            }
+            std::vector<uint32_t> got(n), got_values(pairs ? n : 0);
             ctx.download(result, got.data(), n * 4);
             if (pairs) ctx.download(plan.result_in_alternate() ? values_alternate : values, got_values.data(), n * 4);
             uint64_t sum_in = 0, sum_out = 0;
@@ -147,10 +175,11 @@ int run(const SortBenchOptions& o) {
             double cub_rate = n / it->second * 1e-6; // CUB's median ms -> G/s
             return std::to_string(ours / cub_rate).substr(0, 5);
         };
-        std::printf("| 2^%d | %.0f | %.2f | %.3f | %s | %.2f | %s | %.2f | %.3f | %s |\n", e, copy_bytes_per_ms * 1e-6,
-                    rate[0], bound[0], vs_cub("sort_keys", "u32", rate[0]).c_str(), rate[1],
+        std::printf("| 2^%d | %.0f | %.2f | %.3f | %s | %.2f | %s | %.2f | %.3f | %s | %.2f | %.3f | %s |\n", e,
+                    copy_bytes_per_ms * 1e-6, rate[0], bound[0], vs_cub("sort_keys", "u32", rate[0]).c_str(), rate[1],
                     vs_cub("sort_keys", "f32", rate[1]).c_str(), rate[2], bound[2],
-                    vs_cub("sort_pairs", "u32", rate[2]).c_str());
+                    vs_cub("sort_pairs", "u32", rate[2]).c_str(), rate[3], bound[3],
+                    vs_cub("sort_keys", "u64", rate[3]).c_str());
         std::fflush(stdout);
     }
     std::printf("\nbench: %d checks failed\n", failures);
@@ -160,7 +189,7 @@ int run(const SortBenchOptions& o) {
 } // namespace
 
 const char* bench_sort_usage =
-    "  bench sort [options]        device-wide radix sort of u32 and f32 keys and u32 pairs by size; keys a\n"
+    "  bench sort [options]        device-wide radix sort of u32, f32 and u64 keys and u32 pairs by size; keys a\n"
     "                              second, ratio to a copy of the passes' bytes, and to CUB when given\n"
     "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
     "    --end-bit N (sort by key bits [0, N): N / 8 passes, to price a pass)\n"

@@ -1,4 +1,4 @@
-// CUDA device-wide peer of vkc's sort: cub::DeviceRadixSort::SortKeys (u32 and f32 keys) and
+// CUDA device-wide peer of vkc's sort: cub::DeviceRadixSort::SortKeys (u32, f32 and u64 keys) and
 // SortPairs (u32 keys, u32 values), each from an input buffer that stays unsorted to an output buffer,
 // over every key bit; and a uint4 copy of the keys' bytes (the bandwidth ceiling) in the same run.
 //
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "bench_common.cuh"
@@ -21,9 +22,14 @@
 constexpr int kWarmup = 3;
 constexpr int kReps = 15;
 
-__global__ void fill_keys(uint32_t* keys, uint32_t* values, size_t n, bool as_float) {
+__global__ void fill_keys(uint32_t* keys, uint32_t* values, size_t n, bool as_float, bool wide) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     uint32_t h = hash32(uint32_t(i));
+    if (wide) { // u64: the u32 key low, another hash high
+      keys[2 * i] = h;
+      keys[2 * i + 1] = hash32(uint32_t(i) ^ 0x55555555u);
+      continue;
+    }
     // Floats: finite values of both signs over the whole exponent range.
     keys[i] = as_float ? (h & 0x807fffffu) | ((h % 254u + 1u) << 23) : h;
     values[i] = uint32_t(i);
@@ -54,19 +60,21 @@ static void row(const char* op, const char* type, size_t n, float ms) {
 // Sorted, and a permutation of the input (the sums of keys and of values agree, every value's key is
 // its input key).
 template <class K>
-static void check(const char* op, const char* type, size_t n, const uint32_t* d_keys_in, const uint32_t* d_keys,
+static void check(const char* op, const char* type, size_t n, const void* d_keys_in, const void* d_keys,
                   const uint32_t* d_values) {
-  std::vector<uint32_t> in(n), keys(n), values(d_values ? n : 0);
-  CK(cudaMemcpy(in.data(), d_keys_in, n * 4, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(keys.data(), d_keys, n * 4, cudaMemcpyDeviceToHost));
+  using Word = std::conditional_t<sizeof(K) == 8, uint64_t, uint32_t>; // the key's bits
+  std::vector<Word> in(n), keys(n);
+  std::vector<uint32_t> values(d_values ? n : 0);
+  CK(cudaMemcpy(in.data(), d_keys_in, n * sizeof(K), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(keys.data(), d_keys, n * sizeof(K), cudaMemcpyDeviceToHost));
   if (d_values) CK(cudaMemcpy(values.data(), d_values, n * 4, cudaMemcpyDeviceToHost));
   uint64_t sum_in = 0, sum_out = 0;
   for (size_t i = 0; i < n; ++i) {
     sum_in += in[i];
     sum_out += keys[i];
     K a, b;
-    std::memcpy(&a, &keys[i > 0 ? i - 1 : 0], 4);
-    std::memcpy(&b, &keys[i], 4);
+    std::memcpy(&a, &keys[i > 0 ? i - 1 : 0], sizeof(K));
+    std::memcpy(&b, &keys[i], sizeof(K));
     bool ok = !(b < a) && (!d_values || (values[i] < n && in[values[i]] == keys[i]));
     if (!ok) {
       std::printf("FAIL op=%s type=%s n=%zu index=%zu\n", op, type, n, i);
@@ -95,8 +103,8 @@ int main(int argc, char** argv) {
   std::printf("op,type,n,median_ms,gitems_per_s\n");
   const size_t max_n = size_t(1) << max_log2;
   uint32_t *keys_in, *keys_out, *values_in, *values_out;
-  CK(cudaMalloc(&keys_in, max_n * 4));
-  CK(cudaMalloc(&keys_out, max_n * 4));
+  CK(cudaMalloc(&keys_in, max_n * 8)); // room for u64 keys
+  CK(cudaMalloc(&keys_out, max_n * 8));
   CK(cudaMalloc(&values_in, max_n * 4));
   CK(cudaMalloc(&values_out, max_n * 4));
   for (int e = min_log2; e <= max_log2; e += step) {
@@ -111,15 +119,18 @@ int main(int argc, char** argv) {
       warm_up(launch);
       row("copy", "u32", n, median_ms(launch, kWarmup, kReps, 10));
     }
-    for (int kind = 0; kind < 3; ++kind) { // u32 keys, f32 keys, u32 pairs
-      const bool as_float = kind == 1, pairs = kind == 2;
-      fill_keys<<<1024, 256>>>(keys_in, values_in, n, as_float);
+    for (int kind = 0; kind < 4; ++kind) { // u32 keys, f32 keys, u32 pairs, u64 keys
+      const bool as_float = kind == 1, pairs = kind == 2, wide = kind == 3;
+      fill_keys<<<1024, 256>>>(keys_in, values_in, n, as_float, wide);
       CK(cudaGetLastError());
       size_t temp_bytes = 0;
       void* temp = nullptr;
       if (as_float) {
         CK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, reinterpret_cast<const float*>(keys_in),
                                           reinterpret_cast<float*>(keys_out), items));
+      } else if (wide) {
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, reinterpret_cast<const uint64_t*>(keys_in),
+                                          reinterpret_cast<uint64_t*>(keys_out), items));
       } else if (pairs) {
         CK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, values_in, values_out, items));
       } else {
@@ -130,6 +141,9 @@ int main(int argc, char** argv) {
         if (as_float) {
           CK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, reinterpret_cast<const float*>(keys_in),
                                             reinterpret_cast<float*>(keys_out), items));
+        } else if (wide) {
+          CK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, reinterpret_cast<const uint64_t*>(keys_in),
+                                            reinterpret_cast<uint64_t*>(keys_out), items));
         } else if (pairs) {
           CK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, items));
         } else {
@@ -139,8 +153,9 @@ int main(int argc, char** argv) {
       warm_up(launch);
       const float ms = median_ms(launch, kWarmup, kReps, 10);
       const char* op = pairs ? "sort_pairs" : "sort_keys";
-      const char* type = as_float ? "f32" : "u32";
+      const char* type = as_float ? "f32" : wide ? "u64" : "u32";
       if (as_float) check<float>(op, type, n, keys_in, keys_out, nullptr);
+      else if (wide) check<uint64_t>(op, type, n, keys_in, keys_out, nullptr);
       else check<uint32_t>(op, type, n, keys_in, keys_out, pairs ? values_out : nullptr);
       row(op, type, n, ms);
       CK(cudaFree(temp));
