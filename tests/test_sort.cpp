@@ -75,6 +75,8 @@ TEST_CASE("sort: pairs keep equal keys in input order, values of 4, 8 and 16 byt
                 check_sort(value_bytes == 8 ? Type::f32 : Type::u32, p, 3 * tile + 77, o, value_bytes, seed++);
             }
         }
+        // Three passes whose digit is 0 for every key: each tile copied, values with its keys.
+        check_sort(Type::u32, SortPattern::high_bits, 3 * tile + 77, {}, value_bytes, seed++);
     }
 }
 

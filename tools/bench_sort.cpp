@@ -34,6 +34,8 @@ struct SortBenchOptions {
     std::string device;
     int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
     uint32_t end_bit = 0; // 0: every key bit
+    uint32_t key_bits = 0; // integer keys keep only their low key_bits bits (0: all): passes whose
+                           // digit is 0 for every key copy their tiles
     std::string cub_csv;
 };
 
@@ -50,6 +52,7 @@ int run(const SortBenchOptions& o) {
     std::printf("# vkc bench sort: %s (%s), %s, 2^%d to 2^%d keys, median of %d runs, each measurement after "
                 "300 ms of its own work\n",
                 d.name.c_str(), d.driver.c_str(), today().c_str(), o.min_log2, o.max_log2, o.runs);
+    if (o.key_bits) std::printf("# u32 and u64 keys below 2^%u\n", o.key_bits);
     std::printf("# G/s: keys (or pairs) sorted a second; / bound: the time a copy of the passes' bytes takes\n"
                 "# (a read of the keys to count, then a read and a write of keys and values a pass) over the\n"
                 "# sort's; CUB: cub::DeviceRadixSort from bench/cuda/cub_sort on this GPU\n");
@@ -87,11 +90,12 @@ int run(const SortBenchOptions& o) {
             const bool as_float = kind == 1, pairs = kind == 2, wide = kind == 3;
             const Type type = as_float ? Type::f32 : wide ? Type::u64 : Type::u32;
             const uint64_t key_bytes = n * size_of(type);
+            const uint64_t key_mask = o.key_bits ? (uint64_t(1) << o.key_bits) - 1 : ~uint64_t(0);
             if (wide) {
-                for (uint64_t i = 0; i < n; ++i) wide_host[i] = wide_key_at(i);
+                for (uint64_t i = 0; i < n; ++i) wide_host[i] = wide_key_at(i) & key_mask;
                 ctx.upload(pristine, wide_host.data(), key_bytes);
             } else {
-                for (uint64_t i = 0; i < n; ++i) host[i] = key_at(i, as_float);
+                for (uint64_t i = 0; i < n; ++i) host[i] = as_float ? key_at(i, true) : key_at(i, false) & key_mask;
                 ctx.upload(pristine, host.data(), key_bytes);
             }
             WorkgroupRequest copy_keys{Collective::copy, Type::u32, Op::add, {256}, key_bytes / 4};
@@ -171,7 +175,8 @@ int run(const SortBenchOptions& o) {
         }
         auto vs_cub = [&](const char* op, const char* type, double ours) {
             auto it = cub.find({op, type, n});
-            if (it == cub.end() || it->second <= 0) return std::string("-");
+            // CUB's keys use every bit: no ratio for keys cut to key_bits.
+            if (it == cub.end() || it->second <= 0 || o.key_bits) return std::string("-");
             double cub_rate = n / it->second * 1e-6; // CUB's median ms -> G/s
             return std::to_string(ours / cub_rate).substr(0, 5);
         };
@@ -193,6 +198,7 @@ const char* bench_sort_usage =
     "                              second, ratio to a copy of the passes' bytes, and to CUB when given\n"
     "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
     "    --end-bit N (sort by key bits [0, N): N / 8 passes, to price a pass)\n"
+    "    --key-bits N (u32 and u64 keys below 2^N: the passes above copy; no CUB ratios)\n"
     "    --cub FILE (output of bench/cuda/cub_sort)\n";
 
 int bench_sort(int argc, char** argv) {
@@ -206,6 +212,7 @@ int bench_sort(int argc, char** argv) {
         else if (args.is("--step")) o.step = args.number(1, 20);
         else if (args.is("--runs")) o.runs = args.number(1, 1000);
         else if (args.is("--end-bit")) o.end_bit = args.number<uint32_t>(1, 32);
+        else if (args.is("--key-bits")) o.key_bits = args.number<uint32_t>(1, 63);
         else if (args.is("--cub")) o.cub_csv = args.text();
         else args.unknown();
     }

@@ -12,6 +12,9 @@
 //                   4-bit ranks: no subgroup operation, so the same at every subgroup width), finds
 //                   for each digit the keys of that digit in the tiles before it by a decoupled
 //                   look-back, and writes each key to digit start + keys of its digit before it.
+//                   A pass whose digit is the same for every key (the counts say so) copies each
+//                   tile where it was: no ranking, no look-back, and the result stays where the
+//                   plan said it would be.
 //
 // Forward progress: Vulkan promises none between work-groups, so no look-back waits without bound.
 // A digit's status that stays unposted for spin_limit polls is computed by the waiting work-group
@@ -151,6 +154,7 @@ void count_digits() {
 
 // ---- MODE_PASS ----------------------------------------------------------------------------------
 shared uint tile_index;
+shared bool digit_uniform; // every key of the pass has the same digit (the counts say so)
 shared uint tile_count[DIGITS];  // keys of each digit in this tile
 shared uint digit_offset[DIGITS]; // where the tile's sorted position k of a digit's key goes, less k
 
@@ -370,6 +374,23 @@ void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS], out uint first
 }
 #endif
 
+// A pass whose digit is the same for every key: the tile's keys and values go out where they were.
+void copy_tile(uint keys[VKC_ITEMS], uint highs[VKC_ITEMS], uint first, uint valid) {
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint at = (first + position_of(i)) * key_words;
+        if (position_of(i) >= valid) continue;
+        keys_out[at] = keys[i];
+        if (wide_keys) keys_out[at + 1u] = highs[i];
+    }
+    for (uint c = 0u; c < value_words; ++c) {
+        uint words[VKC_ITEMS];
+        load_tile(words, first, valid, true, value_words, c);
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            if (position_of(i) < valid) values_out[(first + position_of(i)) * value_words + c] = words[i];
+        }
+    }
+}
+
 void sort_tile() {
     const uint t = gl_LocalInvocationIndex;
     if (t == 0u) tile_index = atomicAdd(state[VKC_SORT_TICKETS + (params.bits >> 16u)], 1u);
@@ -391,7 +412,15 @@ void sort_tile() {
         digits[i] = live ? digit_of(keys[i], wide_keys ? highs[i] : 0u) : DIGITS - 1u;
         if (live) atomicAdd(tile_count[digits[i]], 1u);
     }
+    // The pass's count of the first key's digit is every key: the pass keeps the order.
+    if (position_of(0u) == 0u) {
+        digit_uniform = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + digits[0]] == count;
+    }
     barrier();
+    if (digit_uniform) { // uniform over the work-group, and the same for every tile: none waits on another
+        copy_tile(keys, highs, first, valid);
+        return;
+    }
     // The counts are all the look-back needs: they go out, and the tile's inclusive prefix follows as
     // soon as the walk back ends, before the ranking, so that successors' walks stay short.
     const uint mine = tile_count[t];
