@@ -393,7 +393,10 @@ void copy_tile(uint keys[VKC_ITEMS], uint highs[VKC_ITEMS], uint first, uint val
 
 void sort_tile() {
     const uint t = gl_LocalInvocationIndex;
-    if (t == 0u) tile_index = atomicAdd(state[VKC_SORT_TICKETS + (params.bits >> 16u)], 1u);
+    if (t == 0u) {
+        tile_index = atomicAdd(state[VKC_SORT_TICKETS + (params.bits >> 16u)], 1u);
+        digit_uniform = false;
+    }
     tile_count[t] = 0u;
     barrier();
     const uint tile = tile_index;
@@ -402,6 +405,10 @@ void sort_tile() {
     const uint first = tile * TILE;
     const uint valid = min(TILE, count - first);
     state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
+    // The pass's count of digit t, read while the keys load. One digit counting every key means a
+    // pass that keeps the order: every tile sees it alike, and is copied where it was.
+    const uint pass_counts = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t];
+    if (pass_counts == count) digit_uniform = true;
 
     uint keys[VKC_ITEMS], highs[VKC_ITEMS], digits[VKC_ITEMS];
     load_tile(keys, first, valid, false, key_words, 0u);
@@ -411,10 +418,6 @@ void sort_tile() {
         bool live = position_of(i) < valid;
         digits[i] = live ? digit_of(keys[i], wide_keys ? highs[i] : 0u) : DIGITS - 1u;
         if (live) atomicAdd(tile_count[digits[i]], 1u);
-    }
-    // The pass's count of the first key's digit is every key: the pass keeps the order.
-    if (position_of(0u) == 0u) {
-        digit_uniform = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + digits[0]] == count;
     }
     barrier();
     if (digit_uniform) { // uniform over the work-group, and the same for every tile: none waits on another
@@ -429,7 +432,6 @@ void sort_tile() {
     if (tile != 0u) post(tile, t, STATUS_PREFIX, before + mine);
     // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
     // pass's counts), plus its keys in the tiles before, less its first position in this tile.
-    uint pass_counts = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t];
     uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
     uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
     digit_offset[t] = digit_start + before - tile_start;
