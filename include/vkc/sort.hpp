@@ -11,7 +11,8 @@
 // tiles of 4096 keys by ticket, rank them by the digit in shared memory (no subgroup operation: the
 // same at every subgroup width), and find the keys of each digit before them by a decoupled
 // look-back that never waits without bound (a tile whose predecessor has posted nothing for a while
-// counts that predecessor's keys itself). Stable: equal keys keep their input order.
+// counts that predecessor's keys itself). Stable: equal keys keep their input order. A pass whose
+// digit is the same for every key copies the keys instead (its place in the double buffer kept).
 //
 // Keys: u32, i32, f32, u64, i64 and f64, ordered as numbers (floats: -0 before +0; NaNs with the
 // sign bit set first, the others last, as CUB places them); 8 bits a pass, so 64-bit keys take 8
