@@ -505,8 +505,9 @@ const char* bench_usage =
     "    --indirect (also plans that read the count from a buffer: IndirectCount)\n"
     "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n"
     "  bench first-call [--device X] [--engine]  a new process's wait for its first scan: Context creation,\n"
-    "                              the first u32 scan of 2^20 items (pipelines included), with\n"
-    "                              VKC_PIPELINE_CACHE if set; --engine: on a device the process made itself\n";
+    "                              the first u32 scan of 2^20 items and then the first sort of 2^20 u32 keys\n"
+    "                              (pipelines included), with VKC_PIPELINE_CACHE if set; --engine: on a\n"
+    "                              device the process made itself\n";
 
 int bench(int argc, char** argv) {
     Arguments args(argc, argv);

@@ -1,13 +1,15 @@
-// vkc bench first-call: what a new process waits for before its first scan. Two ways in:
+// vkc bench first-call: what a new process waits for before its first scan, and then its first sort.
+// Two ways in:
 //   own device: Context creation (instance and device included), then the first scan;
 //   --engine:   the process makes its instance and device through the loader first, as an engine
 //               does, and the Context adopts them: the library's share apart from the driver's.
-// The first scan creates its pipelines, through the pipeline cache file of VKC_PIPELINE_CACHE when
-// set: run it twice to see the cold and the warm figure.
+// The first scan and the first sort create their pipelines, through the pipeline cache file of
+// VKC_PIPELINE_CACHE when set: run it twice to see the cold and the warm figure.
 #include "bench.hpp"
 
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -117,6 +119,18 @@ int bench_first_call(const std::string& device, bool engine) {
     auto t4 = Clock::now();
     uint32_t last = 0;
     ctx.download(out, &last, 4, (n - 1) * 4);
+    // The first sort: its subgroup layout probe and pipelines, then one more.
+    Buffer keys = ctx.create_buffer(n * 4);
+    ctx.upload(keys, data.data(), n * 4);
+    auto t5 = Clock::now();
+    ctx.sort(keys, Type::u32, n);
+    auto t6 = Clock::now();
+    ctx.upload(keys, data.data(), n * 4);
+    auto t7 = Clock::now();
+    ctx.sort(keys, Type::u32, n);
+    auto t8 = Clock::now();
+    std::vector<uint32_t> sorted(n);
+    ctx.download(keys, sorted.data(), n * 4);
     const char* cache = std::getenv("VKC_PIPELINE_CACHE");
     std::printf("# vkc bench first-call%s: %s (%s), %s; pipeline cache %s\n", engine ? " --engine" : "",
                 ctx.info().name.c_str(), ctx.info().driver.c_str(), today().c_str(),
@@ -127,8 +141,15 @@ int bench_first_call(const std::string& device, bool engine) {
     std::printf("context %.1f ms; first scan of 2^20 u32 %.1f ms (pipelines included); second %.2f ms; "
                 "context to first result %.1f ms\n",
                 ms(t0, t1), ms(t2, t3), ms(t3, t4), ms(t0, t1) + ms(t2, t3));
+    std::printf("first sort of 2^20 u32 keys %.1f ms (pipelines included); second %.2f ms\n", ms(t5, t6), ms(t7, t8));
     if (last != want) {
         std::printf("FAIL: the last sum is %u, expected %u\n", last, want);
+        return 1;
+    }
+    std::vector<uint32_t> want_sorted(data);
+    std::sort(want_sorted.begin(), want_sorted.end());
+    if (sorted != want_sorted) {
+        std::printf("FAIL: the sorted keys differ from std::sort's\n");
         return 1;
     }
     return 0;
