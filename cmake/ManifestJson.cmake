@@ -62,7 +62,8 @@ set(_spec_block [=[{"id": @VKC_SPEC_ITEMS_PER_INVOCATION@, "name": "items_per_in
         {"id": @VKC_SPEC_STAGE_ITEMS@, "name": "stage_items", "type": "uint32", "default": "16384 / item bytes", "meaning": "items the stage holds: size x items_per_invocation when staged"},
         {"id": @VKC_SPEC_KERNEL@, "name": "compiled_flags", "type": "uint32", "default": 4294967295, "meaning": "flags compiled in (bits 0-3 as the push constant's, bits 8-11 tiles loaded together); 0xffffffff reads them from the push constants"}]=])
 
-set(_spec_value_words [=[{"id": @VKC_SPEC_KERNEL@, "name": "value_words", "type": "uint32", "default": 0, "meaning": "32-bit words of a value: 0 sorts keys only; 1, 2 or 4"}]=])
+set(_spec_value_words [=[{"id": @VKC_SPEC_KERNEL@, "name": "sort_shape", "type": "uint32", "default": 0, "meaning": "32-bit words of a value (0 sorts keys only; 1, 2 or 4) | (32-bit words of a key - 1) << 4"}]=])
+set(_spec_select_shape [=[{"id": @VKC_SPEC_KERNEL@, "name": "select_shape", "type": "uint32", "default": 1, "meaning": "32-bit words of an item (1 or 2) | what is kept << 4 (0 flagged, 1 predicate, 2 unique) | partition << 8"}]=])
 
 # entry: one module's JSON object; file: the .spv it runs (a signed type's module may share its
 # unsigned twin's, see VkcShaders.cmake).
@@ -95,6 +96,18 @@ function(vkc_manifest_entry out name file kernel collective type op path bytes r
     set(push [=[{"size": 32, "fields": [
         {"offset": 0, "size": 32, "name": "SortParams", "meaning": "see src/sort/plan.cpp: the sort's passes, scratch and barriers are driven by the C++ runtime only"}]}]=])
     string(APPEND specs ",\n        ${_spec_packed},\n        ${_spec_value_words}")
+    set(protocol "cpp_only")
+  elseif(kernel STREQUAL "select")
+    set(bindings [=[{"set": 0, "binding": 0, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "items in"},
+        {"set": 0, "binding": 1, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "items out: the kept ones first (may be binding 0's memory, without partition)"},
+        {"set": 0, "binding": 2, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read_write", "contents": "scratch: the tile ticket and a status word a tile, zeroed before each dispatch"},
+        {"set": 0, "binding": 3, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "IndirectCount: the item count a plan reads on the device"},
+        {"set": 0, "binding": 4, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "flags: a uint an item (flagged selection)"},
+        {"set": 0, "binding": 5, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "the number kept"},
+        {"set": 0, "binding": 6, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "an indirect dispatch or draw command built from the number kept"}]=])
+    set(push [=[{"size": 32, "fields": [
+        {"offset": 0, "size": 32, "name": "SelectParams", "meaning": "see src/select/plan.cpp and vkc/device_select.glsl: driven by the C++ runtime"}]}]=])
+    string(APPEND specs ",\n        ${_spec_packed},\n        ${_spec_select_shape}")
     set(protocol "cpp_only")
   elseif(kernel MATCHES "^(copy|read|subgroup_layout)$")
     set(protocol "internal")

@@ -24,6 +24,7 @@
 #include "vkc/device_scan.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
+#include "vkc/select.hpp"
 #include "vkc/sort.hpp"
 #include "vkc/types.hpp"
 #include "vkc/vulkan_handles.hpp"
@@ -263,6 +264,49 @@ public:
     // keys: count keys; values: null, or count values of value_bytes each; both sorted in place.
     void sort_host(void* keys, void* values, uint64_t count, Type key, uint32_t value_bytes, const SortOptions&);
 
+    // ---- Device-wide select, unique and partition (see include/vkc/select.hpp) ----
+    // Items u32, i32, f32, u64, i64, f64. Throws Error naming what is wrong.
+
+    // On this Context's Buffers, waiting for the result: output[0, kept) the kept items (and with
+    // options.partition the rest after them); returns kept. flags: the uint32 flags of
+    // Selection::flagged (else null). output may be input (in place) without partition. The scratch
+    // and the count's buffer are made for the call; with timing on, last_gpu_ms() is the plan's time.
+    uint64_t select(const Buffer& input, Buffer& output, Type item, uint64_t count, const SelectOptions&,
+                    const Buffer* flags = nullptr);
+    // A select plan of this Context's device on its queue, waited for (the barrier before it included).
+    void run(const SelectPlan& plan);
+    // Host arrays: T uint32_t, int32_t, float, uint64_t, int64_t or double. The kept items, in order.
+    template <class T>
+    std::vector<T> select_if(std::span<const T> items, const SelectPredicate& predicate, SelectOptions options = {}) {
+        options.by = Selection::predicate;
+        options.predicate = predicate;
+        return select_into<T>(items, nullptr, options);
+    }
+    template <class T>
+    std::vector<T> select_flagged(std::span<const T> items, std::span<const uint32_t> flags,
+                                  SelectOptions options = {}) {
+        if (flags.size() != items.size()) throw Error("select_flagged: the items and the flags differ in count");
+        options.by = Selection::flagged;
+        return select_into<T>(items, flags.data(), options);
+    }
+    // The first item of every run of equal items.
+    template <class T>
+    std::vector<T> unique(std::span<const T> items, SelectOptions options = {}) {
+        options.by = Selection::unique;
+        return select_into<T>(items, nullptr, options);
+    }
+    // Every item: the kept ones first, in order, then the others, last first; `kept` says where they part.
+    template <class T>
+    std::vector<T> partition(std::span<const T> items, SelectOptions options, uint64_t& kept) {
+        options.partition = true;
+        std::vector<T> out(items.size());
+        kept = select_host(items.data(), nullptr, out.data(), items.size(), host_type<T>(), options);
+        return out;
+    }
+    // items: count items; flags: null, or count uint32 flags; out: room for count items. Returns kept.
+    uint64_t select_host(const void* items, const uint32_t* flags, void* out, uint64_t count, Type item,
+                         const SelectOptions&);
+
     // The Vulkan objects, for engines that record plans on this Context's device (an adopted
     // device's own handles where ContextOptions::adopt was given).
     VkInstance vk_instance() const;
@@ -303,6 +347,12 @@ public:
     }
 
 private:
+    template <class T>
+    std::vector<T> select_into(std::span<const T> items, const uint32_t* flags, const SelectOptions& options) {
+        std::vector<T> out(items.size());
+        out.resize(select_host(items.data(), flags, out.data(), items.size(), host_type<T>(), options));
+        return out;
+    }
     void sort_buffers(Buffer& keys, Buffer* values, Type key, uint32_t value_bytes, uint64_t count, const SortOptions&,
                       const char* what);
     Device device_;

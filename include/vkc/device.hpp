@@ -24,6 +24,7 @@
 
 #include "vkc/device_scan.hpp"
 #include "vkc/modules.hpp"
+#include "vkc/select.hpp"
 #include "vkc/sort.hpp"
 #include "vkc/types.hpp"
 #include "vkc/vulkan_handles.hpp"
@@ -197,6 +198,21 @@ public:
     SortPlan plan_sort_pairs(Type key, uint32_t value_bytes, const IndirectCount& count, const BufferRange& keys,
                              const BufferRange& keys_alternate, const BufferRange& values,
                              const BufferRange& values_alternate, const BufferRange& scratch, const SortOptions& = {});
+
+    // ---- Device-wide select, unique and partition (include/vkc/select.hpp) ----
+    // Items u32, i32, f32, u64, i64, f64; count up to select_max_count, 0 included (the number kept,
+    // 0, is still written). Throws Error naming what is wrong with the arguments.
+
+    // Scratch bytes a select of count items needs.
+    uint64_t select_scratch_bytes(Type item, uint64_t count, const SelectOptions& = {}) const;
+    // Keeps input's items by options.by into output[0, kept) and writes kept to ranges.kept (and the
+    // command to ranges.command). Ranges must not overlap, except output == input (in place, without
+    // partition).
+    SelectPlan plan_select(Type item, uint64_t count, const SelectRanges& ranges, const SelectOptions& = {});
+    // With the count read on the device when the plan executes (IndirectCount): size the buffers and
+    // the scratch for count.max_count.
+    SelectPlan plan_select(Type item, const IndirectCount& count, const SelectRanges& ranges,
+                           const SelectOptions& = {});
 
     // The pipeline cache pipelines are created through (DeviceCreateInfo::pipeline_cache, or the
     // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself.

@@ -5,8 +5,10 @@
 //   set 0, binding 1: storage buffer, the output items (written only where the item is live)
 //   set 0, bindings 2 and 3: storage buffers of block and device scans and the sort (block: the
 //     per-tile record; device scan and sort: the scratch, and the count of a plan with an IndirectCount)
-//   set 0, bindings 4 and 5: storage buffers of the sort, the values in and out; a layout with all six
-//     serves every module
+//   set 0, bindings 4 and 5: storage buffers of the sort, the values in and out; of select, the flags
+//     and the number kept
+//   set 0, binding 6: storage buffer of select, the indirect command; a layout with all seven serves
+//     every module
 //   push constants: ModuleParams below, 32 bytes, compute stage
 //   specialization constants 0, 1, 2: work-group size x, y, z (uint32)
 //   specialization constant 6 (reduce, scans, block): shared scratch capacity in invocations, at least
@@ -84,7 +86,7 @@ constexpr uint32_t block_stage_bytes = 16384;
 
 constexpr uint32_t module_input_binding = 0;
 constexpr uint32_t module_output_binding = 1;
-constexpr uint32_t module_max_bindings = 6; // the shared layout's storage buffers
+constexpr uint32_t module_max_bindings = 7; // the shared layout's storage buffers
 constexpr uint32_t module_spec_workgroup_size_x = 0; // then y = 1, z = 2
 constexpr uint32_t module_spec_subgroups_packed = 3;
 constexpr uint32_t module_push_constant_bytes = sizeof(ModuleParams);
@@ -98,7 +100,7 @@ struct ModuleInfo {
     Feature required;       // what the device must support to run it
     uint32_t max_workgroup_size; // invocations its shared scratch is sized for
     uint32_t binding_count; // 2; 3 for block modules (binding 2: per-tile record, see BlockParams); 4 device_scan;
-                            // 6 radix_sort
+                            // 6 radix_sort; 7 select
     size_t code_bytes;      // size of the SPIR-V
     // The SPIR-V 1.3 words, entry point "main". The library keeps its modules packed, a stream per
     // kernel, type and path, and unpacks a stream when one of its modules is first asked for (safe

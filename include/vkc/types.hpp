@@ -37,9 +37,10 @@ enum class Op : uint32_t {
 // read (internal) is the reduce benchmark's ceiling: a uvec4 read-only pass.
 // device_scan is the device-wide scan and reduce of Context::scan / reduce (modes by push constant).
 // radix_sort is the device-wide sort of Context::sort (include/vkc/sort.hpp).
+// select is the device-wide select, unique and partition of Context::select (include/vkc/select.hpp).
 enum class Collective : uint32_t { reduce, scan_inclusive, scan_exclusive, broadcast, all, any, layout_probe,
                                    block_reduce, block_scan_inclusive, block_scan_exclusive, copy, device_scan, read,
-                                   radix_sort };
+                                   radix_sort, select };
 // How a module joins invocations: subgroup operations joined through shared memory, or shared memory only.
 enum class Path : uint32_t { subgroup, shared_memory };
 

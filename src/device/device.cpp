@@ -84,6 +84,16 @@ SortPlan Device::plan_sort_pairs(Type key, uint32_t value_bytes, const IndirectC
     return state_->make_sort_plan(key, value_bytes, count.max_count,
                                   {keys, keys_alternate, values, values_alternate, scratch}, o, &count);
 }
+uint64_t Device::select_scratch_bytes(Type item, uint64_t count, const SelectOptions& o) const {
+    return state_->select_scratch_bytes(item, count, o);
+}
+SelectPlan Device::plan_select(Type item, uint64_t count, const SelectRanges& ranges, const SelectOptions& o) {
+    return state_->make_select_plan(item, count, ranges, o);
+}
+SelectPlan Device::plan_select(Type item, const IndirectCount& count, const SelectRanges& ranges,
+                               const SelectOptions& o) {
+    return state_->make_select_plan(item, count.max_count, ranges, o, &count);
+}
 VkPipelineCache Device::vk_pipeline_cache() const { return state_->pipelines.pipeline_cache; }
 std::vector<uint8_t> Device::pipeline_cache_data() const { return state_->pipelines.pipeline_cache_data(); }
 

@@ -13,6 +13,7 @@
 #include "device/vulkan_api.hpp"
 #include "pipeline/pipelines.hpp"
 #include "vkc/context.hpp"
+#include "vkc/select.hpp"
 #include "vkc/sort.hpp"
 
 namespace vkc {
@@ -83,6 +84,10 @@ struct DeviceState {
     uint64_t sort_scratch_bytes(Type key, uint64_t count, const SortOptions&) const;
     SortPlan make_sort_plan(Type key, uint32_t value_bytes, uint64_t count, const SortRanges& ranges,
                             const SortOptions&, const IndirectCount* indirect = nullptr);
+    // Device-wide select (src/select/); indirect: the count is read on the device, count is its bound.
+    uint64_t select_scratch_bytes(Type item, uint64_t count, const SelectOptions&) const;
+    SelectPlan make_select_plan(Type item, uint64_t count, const SelectRanges& ranges, const SelectOptions&,
+                                const IndirectCount* indirect = nullptr);
     // Whether float add and mul modules of this bit width are created with DenormPreserve.
     bool keeps_denormals(uint32_t width) const;
 

@@ -85,6 +85,7 @@ namespace vkc {
     X(vkCmdPipelineBarrier)                                                                                            \
     X(vkCmdCopyBuffer)                                                                                                 \
     X(vkCmdFillBuffer)                                                                                                 \
+    X(vkCmdUpdateBuffer)                                                                                               \
     X(vkCmdResetQueryPool)                                                                                             \
     X(vkCmdWriteTimestamp)
 

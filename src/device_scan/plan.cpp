@@ -137,8 +137,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     st.pipeline = pipelines.pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
 
     st.sets.resize(segments);
-    allocate_sets(vk, device, allocator, pipelines.set_layout, uint32_t(segments), scan_bindings, st.pool,
-                  st.sets.data());
+    allocate_sets(vk, device, allocator, pipelines.set_layout, uint32_t(segments), st.pool, st.sets.data());
 
     // The state binds the caller's whole scratch range, not only what this plan needs: a look-back
     // dispatch zeroes what the one before it posted, which a larger plan may have posted further on.

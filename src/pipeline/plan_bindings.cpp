@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "device/device_core.hpp"
+#include "vkc/modules.hpp"
 
 namespace vkc {
 
@@ -42,9 +43,8 @@ CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_align
 }
 
 void allocate_sets(const DeviceTable& vk, VkDevice device, const VkAllocationCallbacks* allocator,
-                   VkDescriptorSetLayout layout, uint32_t sets, uint32_t bindings, VkDescriptorPool& pool,
-                   VkDescriptorSet* out) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings * sets};
+                   VkDescriptorSetLayout layout, uint32_t sets, VkDescriptorPool& pool, VkDescriptorSet* out) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings * sets};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dp.maxSets = sets;
     dp.poolSizeCount = 1;

@@ -25,11 +25,10 @@ struct CountBinding {
 };
 CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_alignment);
 
-// A descriptor pool for `sets` sets of the shared layout with `bindings` storage buffers each, and
-// the sets, allocated into `out`.
+// A descriptor pool for `sets` sets of the shared layout (module_max_bindings storage buffers each:
+// a pool counts the layout's descriptors, not the ones a plan writes), and the sets, allocated into `out`.
 void allocate_sets(const DeviceTable& vk, VkDevice device, const VkAllocationCallbacks* allocator,
-                   VkDescriptorSetLayout layout, uint32_t sets, uint32_t bindings, VkDescriptorPool& pool,
-                   VkDescriptorSet* out);
+                   VkDescriptorSetLayout layout, uint32_t sets, VkDescriptorPool& pool, VkDescriptorSet* out);
 // Points bindings 0 .. count - 1 of `set` at the ranges of `infos`.
 void write_storage_buffers(const DeviceTable& vk, VkDevice device, VkDescriptorSet set,
                            const VkDescriptorBufferInfo* infos, uint32_t count);

@@ -14,43 +14,11 @@ namespace vkc {
 
 namespace {
 BufferRange whole(const Buffer& b) { return {b.handle(), 0, b.size()}; }
-
-void record_barrier(ContextState& s, VkPipelineStageFlags from, VkAccessFlags from_access, VkPipelineStageFlags to,
-                    VkAccessFlags to_access) {
-    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    b.srcAccessMask = from_access;
-    b.dstAccessMask = to_access;
-    s.vk.vkCmdPipelineBarrier(s.cmd, from, to, 0, 1, &b, 0, nullptr, 0, nullptr);
-}
 } // namespace
-
-// The plan, the copies of `copies` (pairs of source and destination ranges of equal size) after it,
-// and a barrier that makes everything visible to later submissions and the host; waited for.
-void ContextState::run_sort_plan(const SortPlan& plan, const std::vector<std::pair<BufferRange, BufferRange>>& copies) {
-    begin();
-    constexpr VkPipelineStageFlags compute_and_transfer =
-        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-    record_barrier(*this, compute_and_transfer, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                   compute_and_transfer,
-                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-    timed([&] { plan.record(cmd); });
-    if (!copies.empty()) {
-        record_barrier(*this, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-        for (const auto& [from, to] : copies) {
-            VkBufferCopy region{from.offset, to.offset, from.size};
-            vk.vkCmdCopyBuffer(cmd, from.buffer, to.buffer, 1, &region);
-        }
-        record_barrier(*this, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                       compute_and_transfer | VK_PIPELINE_STAGE_HOST_BIT,
-                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
-    }
-    finish_timed();
-}
 
 void Context::run(const SortPlan& plan) {
     if (plan.state_ && plan.state_->core != state_->core) throw Error("run: the plan was made on another device");
-    state_->run_sort_plan(plan, {});
+    state_->run_recorded([&](VkCommandBuffer cmd) { plan.record(cmd); }, {});
 }
 
 void Context::sort(Buffer& keys, Type key, uint64_t count, const SortOptions& o) {
@@ -97,7 +65,7 @@ void Context::sort_buffers(Buffer& keys, Buffer* values, Type key, uint32_t valu
         copies.push_back({{keys_alternate.handle(), 0, key_bytes}, ranges.keys});
         if (values) copies.push_back({{values_alternate.handle(), 0, value_range_bytes}, ranges.values});
     }
-    state_->run_sort_plan(plan, copies);
+    state_->run_recorded([&](VkCommandBuffer cmd) { plan.record(cmd); }, copies);
 }
 
 // Host arrays: up, sorted on the device, down (one sort takes up to sort_max_count keys).

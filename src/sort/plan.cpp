@@ -189,7 +189,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const uint32_t shape = value_bytes / 4 | (uint32_t(size_of(key)) / 4 - 1) << VKC_SORT_KEY_WORDS_SHIFT;
     st.pipeline = pipelines.pipeline(*m, {VKC_SORT_WORKGROUP_SIZE}, m->path == Path::subgroup, 0, false, shape);
 
-    allocate_sets(vk, device, allocator, pipelines.set_layout, 2, sort_bindings, st.pool, st.sets);
+    allocate_sets(vk, device, allocator, pipelines.set_layout, 2, st.pool, st.sets);
     // Keys only: the value bindings see the keys' ranges, never read or written (value_words is 0).
     const BufferRange& values = value_bytes ? r.values : r.keys;
     const BufferRange& values_alternate = value_bytes ? r.values_alternate : r.keys_alternate;

@@ -80,8 +80,11 @@ struct ContextState {
     void dispatch(const Dispatch&);
     // A plan of the Context's device on its command buffer, waited for.
     void run_plan(const ScanPlan&);
-    // A sort plan, then the copies (source, destination) after it, waited for (src/sort/).
-    void run_sort_plan(const SortPlan&, const std::vector<std::pair<BufferRange, BufferRange>>& copies);
+    // What `record` records (a sort or select plan), timed, then the copies (source, destination
+    // ranges of equal size) after it, and a barrier that makes everything visible to later
+    // submissions and the host; waited for.
+    void run_recorded(const std::function<void(VkCommandBuffer)>& record,
+                      const std::vector<std::pair<BufferRange, BufferRange>>& copies);
 };
 
 } // namespace vkc

@@ -120,6 +120,39 @@ void ContextState::finish_timed() {
     }
 }
 
+namespace {
+void record_barrier(const DeviceTable& vk, VkCommandBuffer cmd, VkPipelineStageFlags from, VkAccessFlags from_access,
+                    VkPipelineStageFlags to, VkAccessFlags to_access) {
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = from_access;
+    b.dstAccessMask = to_access;
+    vk.vkCmdPipelineBarrier(cmd, from, to, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+} // namespace
+
+void ContextState::run_recorded(const std::function<void(VkCommandBuffer)>& record,
+                                const std::vector<std::pair<BufferRange, BufferRange>>& copies) {
+    begin();
+    constexpr VkPipelineStageFlags compute_and_transfer =
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    record_barrier(vk, cmd, compute_and_transfer, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                   compute_and_transfer,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    timed([&] { record(cmd); });
+    if (!copies.empty()) {
+        record_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+        for (const auto& [from, to] : copies) {
+            VkBufferCopy region{from.offset, to.offset, from.size};
+            vk.vkCmdCopyBuffer(cmd, from.buffer, to.buffer, 1, &region);
+        }
+        record_barrier(vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                       compute_and_transfer | VK_PIPELINE_STAGE_HOST_BIT,
+                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
+    }
+    finish_timed();
+}
+
 void Context::set_timing(bool on, uint32_t repeats) {
     if (repeats < 1 || repeats > 1024)
         throw Error("set_timing: repeats " + std::to_string(repeats) + " is outside 1 to 1024");

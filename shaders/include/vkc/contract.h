@@ -105,4 +105,32 @@
 #define VKC_SORT_STATUSES 2064u // VKC_SORT_HISTOGRAMS + 8 x 256
 #define VKC_SORT_MAX_COUNT 1073741823u // keys one sort takes: 2^30 - 1, the status word's count
 
+// ---- select.comp: device-wide select, unique and partition (src/select/) ----
+#define VKC_SELECT_WORKGROUP_SIZE 256u
+#define VKC_SELECT_ITEMS 16 // items an invocation holds: tiles of 4096 items
+// VKC_SPEC_KERNEL: 32-bit words of an item (1 or 2) | the selection << 4 | partition << 8
+#define VKC_SELECT_BY_SHIFT 4u
+#define VKC_SELECT_BY_FLAGGED 0u
+#define VKC_SELECT_BY_PREDICATE 1u
+#define VKC_SELECT_BY_UNIQUE 2u
+#define VKC_SELECT_PARTITION_SHIFT 8u
+// Push-constant flags: bits 0-1 the item's order (0 uint, 1 int, 2 float), bits 2-5 the predicate
+// (vkc::SelectPredicate::Kind), then single bits, the indirect command's form (vkc::KeptCommand) at
+// bits 8-9, the kept count's and the command's words in their bindings (each at most 63), a bit that
+// is never set (the look-back orders loads through it), and an IndirectCount's word in bits 24-31.
+#define VKC_SELECT_ORDER_SHIFT 0u
+#define VKC_SELECT_PREDICATE_SHIFT 2u
+#define VKC_SELECT_FLAG_FORCE_FALLBACK 0x40u
+#define VKC_SELECT_FLAG_COUNT_ON_DEVICE 0x80u
+#define VKC_SELECT_COMMAND_SHIFT 8u
+#define VKC_SELECT_FLAG_IN_PLACE 0x400u
+#define VKC_SELECT_KEPT_WORD_SHIFT 11u
+#define VKC_SELECT_COMMAND_WORD_SHIFT 17u
+#define VKC_SELECT_FLAG_ZERO_SHIFT 23u
+// Scratch words: the ticket, then from VKC_SELECT_STATUSES a status word a tile: flag << 30 | the
+// items kept (30 bits).
+#define VKC_SELECT_TICKET 0u
+#define VKC_SELECT_STATUSES 16u
+#define VKC_SELECT_MAX_COUNT 1073741823u // items one select takes: 2^30 - 1, the status word's count
+
 #endif

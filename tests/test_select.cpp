@@ -1,0 +1,340 @@
+// Device-wide select, unique and partition (Context::select, plans on a caller's buffers) against
+// the CPU reference of src/verify/select.cpp, at whatever subgroup width the entry runs (CTest runs
+// lavapipe at every width, on the shared-memory path and with one CPU thread).
+#include "support.hpp"
+
+#include "verify/select.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+using namespace vkc;
+
+namespace {
+
+constexpr uint64_t tile = select_tile_items;
+using verify::FlagPattern;
+using verify::SelectPattern;
+using Kind = SelectPredicate::Kind;
+
+// One case through the runner shared with `vkc selftest`.
+void check_select(Type t, SelectPattern p, uint64_t n, SelectOptions o, FlagPattern f = FlagPattern::random,
+                  uint64_t seed = 1) {
+    verify::SelectCase c;
+    c.item = t;
+    c.pattern = p;
+    c.flags = f;
+    c.count = n;
+    c.options = o;
+    c.options.path = test::preferred_path();
+    c.seed = seed;
+    verify::Outcome outcome = verify::run_select_case(test::context(), c);
+    INFO(c.label());
+    CHECK_MESSAGE(outcome.status == verify::Status::pass, outcome.detail);
+}
+
+SelectOptions by(Selection s, bool partition = false) {
+    SelectOptions o;
+    o.by = s;
+    o.partition = partition;
+    return o;
+}
+
+// A predicate that splits the type's random items about in half, or catches the special values.
+SelectPredicate half_of(Type t) {
+    switch (t) {
+    case Type::i32: return SelectPredicate::less(int32_t(0));
+    case Type::f32: return SelectPredicate::greater_equal(0.0f);
+    case Type::u64: return SelectPredicate::less(uint64_t(1) << 63);
+    case Type::i64: return SelectPredicate::greater(int64_t(-5));
+    case Type::f64: return SelectPredicate::less(1.5);
+    default: return SelectPredicate::less(0x80000000u);
+    }
+}
+
+} // namespace
+
+TEST_CASE("select: flagged, by predicate and unique, every item type, select and partition") {
+    uint64_t seed = 10;
+    uint64_t index = 0;
+    for (Type t : {Type::u32, Type::i32, Type::f32, Type::u64, Type::i64, Type::f64}) {
+        for (bool partition : {false, true}) {
+            if (!test::spread(index++, 2)) continue;
+            const uint64_t n = 5 * tile + 123;
+            check_select(t, SelectPattern::random, n, by(Selection::flagged, partition), FlagPattern::random, seed++);
+            SelectOptions o = by(Selection::predicate, partition);
+            o.predicate = half_of(t);
+            check_select(t, SelectPattern::random, n, o, FlagPattern::random, seed++);
+            check_select(t, SelectPattern::floats_special, n, o, FlagPattern::random, seed++);
+            check_select(t, SelectPattern::runs, n, by(Selection::unique, partition), FlagPattern::random, seed++);
+        }
+    }
+}
+
+TEST_CASE("select: counts 0, 1, a tile and a tile +- 1, 2^k +- 1, many tiles; all, none and every other kept") {
+    uint64_t seed = 100;
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), tile - 1, tile, tile + 1, (uint64_t(1) << 15) - 1,
+                       (uint64_t(1) << 15) + 1, 61 * tile + 7}) {
+        check_select(Type::u32, SelectPattern::random, n, by(Selection::flagged), FlagPattern::random, seed++);
+    }
+    for (FlagPattern f : {FlagPattern::all, FlagPattern::none, FlagPattern::alternating}) {
+        for (bool partition : {false, true}) {
+            check_select(Type::u32, SelectPattern::random, 3 * tile + 5, by(Selection::flagged, partition), f, seed++);
+        }
+    }
+    // unique over one run, and over runs that cross tiles
+    check_select(Type::u64, SelectPattern::equal, 3 * tile + 5, by(Selection::unique), FlagPattern::random, seed++);
+    check_select(Type::u32, SelectPattern::runs, 17 * tile + 1, by(Selection::unique), FlagPattern::random, seed++);
+}
+
+TEST_CASE("select: every predicate, with NaNs, -0 and +0 among the items and the operands") {
+    uint64_t seed = 200;
+    uint64_t index = 0;
+    const uint64_t n = 2 * tile + 31;
+    auto run = [&](Type t, SelectPredicate p) {
+        SelectOptions o = by(Selection::predicate);
+        o.predicate = p;
+        check_select(t, SelectPattern::floats_special, n, o, FlagPattern::random, seed++);
+    };
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (Kind k : {Kind::less, Kind::less_equal, Kind::greater, Kind::greater_equal, Kind::equal, Kind::not_equal,
+                   Kind::inside, Kind::outside, Kind::bits_all, Kind::bits_any}) {
+        if (!test::spread(index++, 2)) continue;
+        bool bits = k == Kind::bits_all || k == Kind::bits_any;
+        run(Type::f32, bits ? SelectPredicate::make(k, std::bit_cast<float>(0x80000001u))
+                            : SelectPredicate::make(k, -0.0f, 3.0f));
+        run(Type::f64, bits ? SelectPredicate::make(k, std::bit_cast<double>(0x8000000000000001ull))
+                            : SelectPredicate::make(k, 0.0, 1e300));
+        run(Type::i32, SelectPredicate::make(k, int32_t(-3), int32_t(4)));
+        run(Type::i64, SelectPredicate::make(k, int64_t(-1), int64_t(7)));
+        run(Type::u32, SelectPredicate::make(k, 5u, 0xfffffff8u));
+        run(Type::u64, SelectPredicate::make(k, uint64_t(3), ~uint64_t(0) - 2));
+    }
+    // A NaN operand: every comparison fails but not_equal.
+    run(Type::f32, SelectPredicate::less(nan));
+    run(Type::f32, SelectPredicate::not_equal(nan));
+    run(Type::f32, SelectPredicate::inside(-1.0f, nan));
+}
+
+TEST_CASE("select: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
+    uint64_t seed = 300;
+    SelectOptions o = by(Selection::flagged);
+    o.test.force_fallback = true;
+    check_select(Type::u32, SelectPattern::random, 9 * tile + 3, o, FlagPattern::random, seed++);
+    SelectOptions u = by(Selection::unique, true);
+    u.test.force_fallback = true;
+    check_select(Type::f64, SelectPattern::runs, 5 * tile + 3, u, FlagPattern::random, seed++);
+    SelectOptions s = by(Selection::predicate);
+    s.predicate = half_of(Type::i32);
+    s.spin_limit = 1;
+    check_select(Type::i32, SelectPattern::random, 40 * tile + 3, s, FlagPattern::random, seed++);
+}
+
+TEST_CASE("select: plans in place and not, the number kept and indirect commands written on the device") {
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t bound = 6 * tile + 100;
+    const uint64_t align = std::max<uint64_t>(256, ctx.info().min_storage_buffer_offset_alignment);
+    auto round = [&](uint64_t b) { return (b + align - 1) / align * align; };
+    const uint64_t item_bytes = round(bound * 8), flag_bytes = round(bound * 4);
+    const uint64_t scratch_bytes = gpu.select_scratch_bytes(Type::u64, bound);
+    const uint64_t at_in = align, at_out = at_in + item_bytes, at_flags = at_out + item_bytes,
+                   at_scratch = at_flags + flag_bytes, at_words = at_scratch + round(scratch_bytes);
+    // The words: the count read on the device at +0, the kept count at +36 (off the alignment), the
+    // command at +52, a canary word after each.
+    Buffer buffer = ctx.create_buffer(at_words + align);
+    uint64_t seed = 500;
+    for (KeptCommand command : {KeptCommand::none, KeptCommand::dispatch, KeptCommand::draw, KeptCommand::draw_indexed}) {
+        for (uint64_t n : {uint64_t(0), tile - 1, 5 * tile + 3, bound}) {
+            for (bool indirect : {false, true}) {
+                for (bool in_place : {false, true}) {
+                    if (in_place && (command == KeptCommand::draw || n == tile - 1)) continue;
+                    SelectOptions o = by(in_place ? Selection::unique : Selection::flagged);
+                    o.path = test::preferred_path();
+                    o.command = command;
+                    o.command_group_items = 64;
+                    o.command_vertices = 36;
+                    INFO("command " << uint32_t(command) << ", count " << std::to_string(n)
+                                    << (indirect ? ", read on the device" : "") << (in_place ? ", unique in place" : ""));
+                    std::vector<uint64_t> items = verify::select_items(Type::u64, SelectPattern::runs, bound, seed);
+                    std::vector<uint32_t> flags = verify::select_flags(FlagPattern::random, bound, seed++);
+                    std::vector<uint64_t> sentinel(bound, 0xdeadbeefdeadbeefull);
+                    std::vector<uint32_t> words(32, 0xcafef00du);
+                    words[0] = uint32_t(n);
+                    ctx.upload(buffer, items.data(), bound * 8, at_in);
+                    ctx.upload(buffer, sentinel.data(), bound * 8, at_out);
+                    ctx.upload(buffer, flags.data(), bound * 4, at_flags);
+                    ctx.upload(buffer, words.data(), words.size() * 4, at_words);
+                    SelectRanges r;
+                    r.input = {buffer.handle(), at_in, bound * 8};
+                    r.output = in_place ? r.input : BufferRange{buffer.handle(), at_out, bound * 8};
+                    r.flags = {buffer.handle(), at_flags, bound * 4};
+                    r.kept = {buffer.handle(), at_words + 36, 4};
+                    r.command = {buffer.handle(), at_words + 52, 20};
+                    r.scratch = {buffer.handle(), at_scratch, scratch_bytes};
+                    SelectPlan plan = indirect ? gpu.plan_select(Type::u64, IndirectCount{buffer.handle(), at_words, bound}, r, o)
+                                               : gpu.plan_select(Type::u64, n, r, o);
+                    CHECK(plan.dispatches() == (indirect || n > 0 ? 1u : 0u));
+                    ctx.run(plan);
+                    std::vector<uint64_t> got(bound);
+                    ctx.download(buffer, got.data(), bound * 8, in_place ? at_in : at_out);
+                    ctx.download(buffer, words.data(), words.size() * 4, at_words);
+                    std::vector<uint64_t> head(items.begin(), items.begin() + n);
+                    uint64_t want_kept = 0;
+                    std::vector<uint64_t> want = verify::select_reference(Type::u64, head, flags, o, want_kept);
+                    CHECK(words[9] == want_kept);
+                    CHECK(words[10] == 0xcafef00du);
+                    bool ok = true;
+                    for (uint64_t i = 0; i < want_kept; ++i) ok = ok && got[i] == want[i];
+                    CHECK(ok);
+                    // Past the kept items: the output as it was.
+                    bool untouched = true;
+                    for (uint64_t i = want_kept; i < bound; ++i) {
+                        untouched = untouched && got[i] == (in_place ? items[i] : sentinel[i]);
+                    }
+                    CHECK(untouched);
+                    const uint32_t k = uint32_t(want_kept);
+                    std::vector<uint32_t> command_words(words.begin() + 13, words.begin() + 19);
+                    std::vector<uint32_t> expected(6, 0xcafef00du);
+                    if (command == KeptCommand::dispatch) expected = {(k + 63) / 64, 1, 1, 0xcafef00du, 0xcafef00du, 0xcafef00du};
+                    if (command == KeptCommand::draw) expected = {36, k, 0, 0, 0xcafef00du, 0xcafef00du};
+                    if (command == KeptCommand::draw_indexed) expected = {36, k, 0, 0, 0, 0xcafef00du};
+                    CHECK(command_words == expected);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("select: Context calls on Buffers and host arrays") {
+    Context& ctx = test::context();
+    std::vector<float> values = {3.0f, -1.0f, -0.0f, 0.0f, 7.5f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
+    SelectOptions o;
+    o.path = test::preferred_path();
+    std::vector<float> below = ctx.select_if(std::span<const float>(values), SelectPredicate::less(2.5f), o);
+    CHECK(below == std::vector<float>{-1.0f, -0.0f, 0.0f, 2.0f});
+    std::vector<int32_t> runs = {4, 4, 4, -2, -2, 9, 4, 4};
+    CHECK(ctx.unique(std::span<const int32_t>(runs), o) == std::vector<int32_t>{4, -2, 9, 4});
+    std::vector<uint64_t> wide = {1, 2, 3, 4, 5, 6};
+    std::vector<uint32_t> flags = {0, 1, 0, 9, 1, 0};
+    CHECK(ctx.select_flagged(std::span<const uint64_t>(wide), std::span<const uint32_t>(flags), o) ==
+          std::vector<uint64_t>{2, 4, 5});
+    uint64_t kept = 0;
+    SelectOptions p = o;
+    p.by = Selection::predicate;
+    p.predicate = SelectPredicate::bits_any(1u);
+    std::vector<uint32_t> odd = {1, 2, 3, 4, 5, 6, 7};
+    CHECK(ctx.partition(std::span<const uint32_t>(odd), p, kept) == std::vector<uint32_t>{1, 3, 5, 7, 6, 4, 2});
+    CHECK(kept == 4);
+    // In place on a Buffer: the kept items at the front, the rest as it was.
+    std::vector<uint32_t> items(3 * tile + 9);
+    for (uint64_t i = 0; i < items.size(); ++i) items[i] = uint32_t(i % 10);
+    Buffer buffer = ctx.create_buffer(items.size() * 4);
+    ctx.upload(buffer, items.data(), items.size() * 4);
+    SelectOptions five = o;
+    five.predicate = SelectPredicate::greater_equal(5u);
+    const uint64_t want = uint64_t(std::count_if(items.begin(), items.end(), [](uint32_t x) { return x >= 5; }));
+    CHECK(ctx.select(buffer, buffer, Type::u32, items.size(), five) == want);
+    std::vector<uint32_t> got(items.size());
+    ctx.download(buffer, got.data(), got.size() * 4);
+    bool ok = true;
+    for (uint64_t i = 0; i < want; ++i) ok = ok && got[i] == 5 + i % 5;
+    for (uint64_t i = want; i < items.size(); ++i) ok = ok && got[i] == items[i];
+    CHECK(ok);
+}
+
+TEST_CASE("select: bad arguments get errors that name the problem") {
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t n = 1000;
+    Buffer in = ctx.create_buffer(n * 4), out = ctx.create_buffer(n * 4), flags = ctx.create_buffer(n * 4),
+           small = ctx.create_buffer(256), scratch = ctx.create_buffer(gpu.select_scratch_bytes(Type::u32, n));
+    std::vector<uint32_t> original(n, 0x5a5a5a5au);
+    ctx.upload(out, original.data(), n * 4);
+    auto whole = [](const Buffer& b) { return BufferRange{b.handle(), 0, b.size()}; };
+    auto contains = [](const std::string& message, const char* part) {
+        INFO(message);
+        CHECK(message.find(part) != std::string::npos);
+    };
+    SelectRanges r;
+    r.input = whole(in);
+    r.output = whole(out);
+    r.flags = whole(flags);
+    r.kept = {small.handle(), 0, 4};
+    r.command = {small.handle(), 16, 20};
+    r.scratch = whole(scratch);
+    SelectOptions o;
+    o.predicate = SelectPredicate::less(3u);
+    contains(test::error_of([&] { gpu.plan_select(Type::f16, n, r, o); }), "items of type half are not supported");
+    SelectOptions wrong_type = o;
+    wrong_type.predicate = SelectPredicate::less(3.0f);
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, r, wrong_type); }),
+             "the predicate's operands are float but the items are uint");
+    SelectOptions bad_kind = o;
+    bad_kind.predicate.kind = Kind(42);
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, r, bad_kind); }), "is not a SelectPredicate::Kind");
+    SelectOptions group = o;
+    group.command = KeptCommand::dispatch;
+    group.command_group_items = 0;
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, r, group); }), "command_group_items 0");
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, select_max_count + 1, r, o); }),
+             "the most one select takes");
+    contains(test::error_of([&] { gpu.plan_select(Type::u64, n, r, SelectOptions{Selection::unique}); }),
+             "the input range holds 4000 bytes; 8000 are needed");
+    SelectRanges no_kept = r;
+    no_kept.kept = {};
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, no_kept, o); }), "the kept buffer is VK_NULL_HANDLE");
+    SelectRanges odd_kept = r;
+    odd_kept.kept = {small.handle(), 2, 4};
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, odd_kept, o); }), "the kept offset 2 is not a multiple");
+    SelectOptions with_command = o;
+    with_command.command = KeptCommand::draw_indexed;
+    SelectRanges short_command = r;
+    short_command.command = {small.handle(), 16, 16};
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, short_command, with_command); }),
+             "the command range holds 16 bytes");
+    SelectRanges command_on_kept = r;
+    command_on_kept.command = {small.handle(), 0, 20};
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, command_on_kept, with_command); }),
+             "the kept range overlaps the command range");
+    SelectRanges half_overlap = r;
+    half_overlap.output = {in.handle(), 16, n * 4 - 16};
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n / 2, half_overlap, o); }),
+             "the input range overlaps the output range");
+    SelectRanges in_place = r;
+    in_place.output = r.input;
+    SelectOptions split = o;
+    split.partition = true;
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, in_place, split); }),
+             "partition is not done in place");
+    SelectRanges flags_on_output = r;
+    flags_on_output.flags = whole(out);
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, flags_on_output, SelectOptions{Selection::flagged}); }),
+             "the output range overlaps the flags range");
+    SelectRanges short_scratch = r;
+    short_scratch.scratch = {scratch.handle(), 0, 16};
+    contains(test::error_of([&] { gpu.plan_select(Type::u32, n, short_scratch, o); }), "the scratch range holds 16 bytes");
+    contains(test::error_of([&] {
+                 gpu.plan_select(Type::u32, IndirectCount{out.handle(), 8, n}, r, o);
+             }),
+             "the IndirectCount's count lies in the output range");
+    contains(test::error_of([&] { ctx.select(in, out, Type::u32, n, SelectOptions{Selection::flagged}); }),
+             "no flags were given");
+    contains(test::error_of([&] { ctx.select(in, out, Type::u32, n, o, &flags); }), "flags were given");
+    contains(test::error_of([&] { ctx.select(in, out, Type::u32, 2 * n, o); }), "the input buffer holds 4000 bytes");
+    SelectOptions command = o;
+    command.command = KeptCommand::draw;
+    contains(test::error_of([&] { ctx.select(in, out, Type::u32, n, command); }), "an indirect command needs a plan");
+    std::vector<uint32_t> two(2);
+    std::vector<uint32_t> three(3);
+    contains(test::error_of([&] {
+                 ctx.select_flagged(std::span<const uint32_t>(two), std::span<const uint32_t>(three));
+             }),
+             "the items and the flags differ in count");
+    // Nothing was written by the refused calls.
+    std::vector<uint32_t> after(n);
+    ctx.download(out, after.data(), n * 4);
+    CHECK(after == original);
+}
