@@ -93,6 +93,9 @@ function(_vkc_required_features out kernel type op path)
     elseif(kernel STREQUAL "radix_sort")
       # ranks a subgroup's keys by ballots of their digit bits, the leader's count shuffled to its peers
       list(APPEND features ${_vkc_subgroup_features_${type}} subgroup_ballot subgroup_shuffle)
+    elseif(kernel STREQUAL "select")
+      # the tile's mask from a ballot a register, the kept counts scanned with subgroup arithmetic
+      list(APPEND features ${_vkc_subgroup_features_${type}} subgroup_ballot)
     elseif(NOT type STREQUAL "-")
       # e.g. subgroup arithmetic, with exclusive scans from inclusive ones by subgroupShuffleUp
       # (VKC_SUBGROUP_SHUFFLE_RELATIVE); the custom operators scan through shuffles

@@ -12,11 +12,13 @@
 struct VkcDevice_T {
     vkc::Device device;
 };
-// A scan or reduce plan, or a sort plan: vkcCmdRecordPlan records whichever it holds.
+// A scan or reduce plan, a sort plan or a select plan: vkcCmdRecordPlan records whichever it holds.
 struct VkcPlan_T {
+    enum class Kind { scan, sort, select };
+    Kind kind = Kind::scan;
     vkc::ScanPlan plan;
     vkc::SortPlan sort;
-    bool is_sort = false;
+    vkc::SelectPlan select;
 };
 
 namespace {
@@ -127,6 +129,36 @@ vkc::SortOptions sort_options_of(const VkcSortPlanCreateInfo& info) {
     o.path = (info.flags & VKC_SORT_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
     return o;
 }
+
+vkc::SelectOptions select_options_of(const VkcSelectPlanCreateInfo& info) {
+    const uint32_t known = VKC_SELECT_PARTITION_BIT | VKC_SELECT_SHARED_MEMORY_BIT;
+    if (info.flags & ~known) {
+        throw vkc::Error("VkcSelectPlanCreateInfo::flags has unknown bits " + std::to_string(info.flags & ~known));
+    }
+    if (!known_type(uint32_t(info.itemType))) {
+        throw vkc::Error("VkcSelectPlanCreateInfo::itemType " + std::to_string(uint32_t(info.itemType)) +
+                         " is not a VkcType");
+    }
+    if (uint32_t(info.selection) > VKC_SELECTION_UNIQUE) {
+        throw vkc::Error("VkcSelectPlanCreateInfo::selection " + std::to_string(uint32_t(info.selection)) +
+                         " is not a VkcSelection");
+    }
+    vkc::SelectOptions o;
+    o.by = vkc::Selection(info.selection);
+    o.predicate.kind = vkc::SelectPredicate::Kind(info.predicate);
+    o.predicate.type = vkc::Type(info.itemType);
+    o.predicate.a = info.operandA;
+    o.predicate.b = info.operandB;
+    o.partition = info.flags & VKC_SELECT_PARTITION_BIT;
+    o.path = (info.flags & VKC_SELECT_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
+    o.command = vkc::KeptCommand(info.command);
+    if (o.command == vkc::KeptCommand::dispatch) o.command_group_items = info.commandParameter;
+    else o.command_vertices = info.commandParameter;
+    return o;
+}
+static_assert(uint32_t(vkc::SelectPredicate::Kind::bits_any) == VKC_PREDICATE_BITS_ANY &&
+              uint32_t(vkc::KeptCommand::draw_indexed) == VKC_KEPT_COMMAND_DRAW_INDEXED &&
+              uint32_t(vkc::Selection::unique) == VKC_SELECTION_UNIQUE);
 
 } // namespace
 
@@ -257,25 +289,69 @@ VkcResult vkcCreateSortPlan(VkcDevice device, const VkcSortPlanCreateInfo* info,
         }
         VkcPlan_T* made = new VkcPlan_T{};
         made->sort = std::move(plan);
-        made->is_sort = true;
+        made->kind = VkcPlan_T::Kind::sort;
         *out = made;
     });
 }
 
-uint32_t vkcGetPlanResultInAlternate(VkcPlan plan) { return plan && plan->is_sort && plan->sort.result_in_alternate(); }
+VkcResult vkcGetSelectScratchSize(VkcDevice device, const VkcSelectPlanCreateInfo* info, VkDeviceSize* bytes) {
+    if (!device || !info || !bytes) {
+        return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcGetSelectScratchSize: device, pCreateInfo or pBytes is NULL");
+    }
+    return guarded([&] {
+        *bytes = device->device.select_scratch_bytes(vkc::Type(info->itemType), info->count, select_options_of(*info));
+    });
+}
+
+VkcResult vkcCreateSelectPlan(VkcDevice device, const VkcSelectPlanCreateInfo* info, VkcPlan* out) {
+    if (!out) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateSelectPlan: pPlan is NULL");
+    *out = nullptr;
+    if (!device || !info) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateSelectPlan: device or pCreateInfo is NULL");
+    return guarded([&] {
+        vkc::SelectOptions o = select_options_of(*info);
+        vkc::SelectRanges r;
+        r.input = range(info->input);
+        r.flags = range(info->flagsBuffer);
+        r.output = range(info->output);
+        r.kept = range(info->keptCount);
+        r.command = range(info->commandBuffer);
+        r.scratch = range(info->scratch);
+        vkc::Type item = vkc::Type(info->itemType);
+        vkc::Device& d = device->device;
+        vkc::SelectPlan plan =
+            info->countBuffer
+                ? d.plan_select(item, vkc::IndirectCount{info->countBuffer, info->countBufferOffset, info->count}, r, o)
+                : d.plan_select(item, info->count, r, o);
+        VkcPlan_T* made = new VkcPlan_T{};
+        made->select = std::move(plan);
+        made->kind = VkcPlan_T::Kind::select;
+        *out = made;
+    });
+}
+
+uint32_t vkcGetPlanResultInAlternate(VkcPlan plan) {
+    return plan && plan->kind == VkcPlan_T::Kind::sort && plan->sort.result_in_alternate();
+}
 
 VkcResult vkcCmdRecordPlan(VkcPlan plan, VkCommandBuffer cmd) {
     if (!plan) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCmdRecordPlan: plan is NULL");
     if (!cmd) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCmdRecordPlan: commandBuffer is VK_NULL_HANDLE");
     return guarded([&] {
-        if (plan->is_sort) plan->sort.record(cmd);
-        else plan->plan.record(cmd);
+        switch (plan->kind) {
+        case VkcPlan_T::Kind::sort: plan->sort.record(cmd); break;
+        case VkcPlan_T::Kind::select: plan->select.record(cmd); break;
+        default: plan->plan.record(cmd); break;
+        }
     });
 }
 
 uint32_t vkcGetPlanDispatchCount(VkcPlan plan) {
     if (!plan) return 0;
-    return plan->is_sort ? plan->sort.dispatches() : plan->plan.dispatches();
+    switch (plan->kind) {
+    case VkcPlan_T::Kind::sort: return plan->sort.dispatches();
+    case VkcPlan_T::Kind::select: return plan->select.dispatches();
+    default: return plan->plan.dispatches();
+    }
 }
 
 void vkcDestroyPlan(VkcPlan plan) { delete plan; }

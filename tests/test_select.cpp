@@ -3,12 +3,17 @@
 // lavapipe at every width, on the shared-memory path and with one CPU thread).
 #include "support.hpp"
 
+#include "raw_kernel.hpp"
 #include "verify/select.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 using namespace vkc;
 
@@ -35,6 +40,19 @@ void check_select(Type t, SelectPattern p, uint64_t n, SelectOptions o, FlagPatt
     CHECK_MESSAGE(outcome.status == verify::Status::pass, outcome.detail);
 }
 
+// A select matrix's share for this entry: with VKC_TEST_SPREAD a width's part (test::spread); without
+// it on the shared-memory entry, the first part only: that module differs from the subgroup one in how
+// a tile's mask and counts are made, which every case runs, and the matrices' rows (types,
+// predicates) are the same code in both. A run by hand without either runs every case.
+bool share(uint64_t index, uint32_t parts) {
+    static const bool shared_only = [] {
+        const char* v = std::getenv("VKC_SHARED_MEMORY_ONLY");
+        const char* spreading = std::getenv("VKC_TEST_SPREAD");
+        return v && std::string(v) == "1" && !(spreading && std::string(spreading) == "1");
+    }();
+    return shared_only ? index % parts == 0 : test::spread(index, parts);
+}
+
 SelectOptions by(Selection s, bool partition = false) {
     SelectOptions o;
     o.by = s;
@@ -56,19 +74,22 @@ SelectPredicate half_of(Type t) {
 
 } // namespace
 
+// Each (item type, selection, partition) is a pipeline of its own: every type with each selection,
+// partitioned in turn, and a width runs a sixth of them (the six widths all).
 TEST_CASE("select: flagged, by predicate and unique, every item type, select and partition") {
     uint64_t seed = 10;
     uint64_t index = 0;
     for (Type t : {Type::u32, Type::i32, Type::f32, Type::u64, Type::i64, Type::f64}) {
-        for (bool partition : {false, true}) {
-            if (!test::spread(index++, 2)) continue;
-            const uint64_t n = 5 * tile + 123;
-            check_select(t, SelectPattern::random, n, by(Selection::flagged, partition), FlagPattern::random, seed++);
-            SelectOptions o = by(Selection::predicate, partition);
+        for (Selection s : {Selection::flagged, Selection::predicate, Selection::unique}) {
+            const bool partition = index % 2 == 1;
+            if (!share(index++, 6)) continue;
+            SelectOptions o = by(s, partition);
             o.predicate = half_of(t);
-            check_select(t, SelectPattern::random, n, o, FlagPattern::random, seed++);
-            check_select(t, SelectPattern::floats_special, n, o, FlagPattern::random, seed++);
-            check_select(t, SelectPattern::runs, n, by(Selection::unique, partition), FlagPattern::random, seed++);
+            SelectPattern p = s == Selection::unique ? SelectPattern::runs
+                              : s == Selection::predicate && (t == Type::f32 || t == Type::f64)
+                                  ? SelectPattern::floats_special
+                                  : SelectPattern::random;
+            check_select(t, p, 5 * tile + 123, o, FlagPattern::random, seed++);
         }
     }
 }
@@ -99,23 +120,32 @@ TEST_CASE("select: every predicate, with NaNs, -0 and +0 among the items and the
         check_select(t, SelectPattern::floats_special, n, o, FlagPattern::random, seed++);
     };
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (Kind k : {Kind::less, Kind::less_equal, Kind::greater, Kind::greater_equal, Kind::equal, Kind::not_equal,
-                   Kind::inside, Kind::outside, Kind::bits_all, Kind::bits_any}) {
-        if (!test::spread(index++, 2)) continue;
-        bool bits = k == Kind::bits_all || k == Kind::bits_any;
-        run(Type::f32, bits ? SelectPredicate::make(k, std::bit_cast<float>(0x80000001u))
-                            : SelectPredicate::make(k, -0.0f, 3.0f));
-        run(Type::f64, bits ? SelectPredicate::make(k, std::bit_cast<double>(0x8000000000000001ull))
-                            : SelectPredicate::make(k, 0.0, 1e300));
-        run(Type::i32, SelectPredicate::make(k, int32_t(-3), int32_t(4)));
-        run(Type::i64, SelectPredicate::make(k, int64_t(-1), int64_t(7)));
-        run(Type::u32, SelectPredicate::make(k, 5u, 0xfffffff8u));
-        run(Type::u64, SelectPredicate::make(k, uint64_t(3), ~uint64_t(0) - 2));
+    // Each predicate is a pipeline of its own per item order: one item type a kind, rotating through
+    // floats, signed and unsigned, and a width runs a fifth of the kinds (the widths together all).
+    const Type types[] = {Type::f32, Type::i64, Type::u32, Type::f64, Type::i32, Type::u64};
+    for (Kind kind : {Kind::less, Kind::less_equal, Kind::greater, Kind::greater_equal, Kind::equal, Kind::not_equal,
+                      Kind::inside, Kind::outside, Kind::bits_all, Kind::bits_any}) {
+        if (!share(index++, 5)) continue;
+        const bool bits = kind == Kind::bits_all || kind == Kind::bits_any;
+        switch (types[uint32_t(kind) % 6]) {
+        case Type::f32:
+            run(Type::f32, bits ? SelectPredicate::make(kind, std::bit_cast<float>(0x80000001u))
+                                : SelectPredicate::make(kind, -0.0f, 3.0f));
+            break;
+        case Type::f64:
+            run(Type::f64, bits ? SelectPredicate::make(kind, std::bit_cast<double>(0x8000000000000001ull))
+                                : SelectPredicate::make(kind, 0.0, 1e300));
+            break;
+        case Type::i32: run(Type::i32, SelectPredicate::make(kind, int32_t(-3), int32_t(4))); break;
+        case Type::i64: run(Type::i64, SelectPredicate::make(kind, int64_t(-1), int64_t(7))); break;
+        case Type::u32: run(Type::u32, SelectPredicate::make(kind, 5u, 0xfffffff8u)); break;
+        default: run(Type::u64, SelectPredicate::make(kind, uint64_t(3), ~uint64_t(0) - 2)); break;
+        }
     }
-    // A NaN operand: every comparison fails but not_equal.
-    run(Type::f32, SelectPredicate::less(nan));
-    run(Type::f32, SelectPredicate::not_equal(nan));
-    run(Type::f32, SelectPredicate::inside(-1.0f, nan));
+    // A NaN operand: every comparison fails but not_equal (one of the three a width).
+    if (share(index++, 3)) run(Type::f32, SelectPredicate::less(nan));
+    if (share(index++, 3)) run(Type::f32, SelectPredicate::not_equal(nan));
+    if (share(index++, 3)) run(Type::f32, SelectPredicate::inside(-1.0f, nan));
 }
 
 TEST_CASE("select: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
@@ -208,7 +238,9 @@ TEST_CASE("select: plans in place and not, the number kept and indirect commands
     }
 }
 
+// The calls' own work (uploads, downloads, checks) is the same at every width: half the widths run it.
 TEST_CASE("select: Context calls on Buffers and host arrays") {
+    if (!share(0, 2)) return;
     Context& ctx = test::context();
     std::vector<float> values = {3.0f, -1.0f, -0.0f, 0.0f, 7.5f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
     SelectOptions o;
@@ -243,6 +275,79 @@ TEST_CASE("select: Context calls on Buffers and host arrays") {
     for (uint64_t i = 0; i < want; ++i) ok = ok && got[i] == 5 + i % 5;
     for (uint64_t i = want; i < items.size(); ++i) ok = ok && got[i] == items[i];
     CHECK(ok);
+}
+
+// tests/shaders/select_user_predicate.comp: vkc/device_select.glsl with a predicate of the test's own,
+// run by a plan through SelectOptions::kernel, the build that matches this entry's path.
+TEST_CASE("select: an engine's own predicate compiled into the kernel template") {
+    Context& ctx = test::context();
+    const bool subgroup = test::preferred_path() == Path::subgroup &&
+                          any(ctx.info().features & Feature::subgroup_arithmetic) &&
+                          any(ctx.info().features & Feature::subgroup_ballot);
+    std::ifstream file(test::test_shader_path(std::string("select_user_predicate_") + (subgroup ? "subgroup" : "shared")),
+                       std::ios::binary);
+    REQUIRE(file);
+    std::vector<char> bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+    std::vector<uint32_t> code(bytes.size() / 4);
+    std::memcpy(code.data(), bytes.data(), code.size() * 4);
+    for (Type t : {Type::u32, Type::f64}) {
+        for (bool partition : {false, true}) {
+            const uint64_t n = 3 * tile + 41;
+            std::vector<uint64_t> items = verify::select_items(t, SelectPattern::random, n, 77);
+            std::vector<uint64_t> kept, rest;
+            for (uint64_t i = 0; i < n; ++i) {
+                (std::popcount(uint32_t(items[i])) % 2 == 1 || i % 5 == 0 ? kept : rest).push_back(items[i]);
+            }
+            const uint64_t bytes_of = n * size_of(t);
+            Buffer in = ctx.create_buffer(bytes_of), out = ctx.create_buffer(bytes_of), words = ctx.create_buffer(256),
+                   scratch = ctx.create_buffer(ctx.device().select_scratch_bytes(t, n));
+            std::vector<uint32_t> packed(n * size_of(t) / 4);
+            for (uint64_t i = 0; i < n; ++i) {
+                if (size_of(t) == 8) std::memcpy(&packed[2 * i], &items[i], 8);
+                else packed[i] = uint32_t(items[i]);
+            }
+            ctx.upload(in, packed.data(), bytes_of);
+            SelectOptions o = by(Selection::predicate, partition);
+            o.predicate = t == Type::u32 ? SelectPredicate::less(0u) : SelectPredicate::less(0.0); // never used
+            o.path = test::preferred_path();
+            o.kernel = code;
+            SelectRanges r;
+            r.input = {in.handle(), 0, bytes_of};
+            r.output = {out.handle(), 0, bytes_of};
+            r.kept = {words.handle(), 0, 4};
+            r.scratch = {scratch.handle(), 0, scratch.size()};
+            SelectPlan plan = ctx.device().plan_select(t, n, r, o);
+            ctx.run(plan);
+            uint32_t got_kept = 0;
+            ctx.download(words, &got_kept, 4);
+            ctx.download(out, packed.data(), bytes_of);
+            INFO(name(t) << (partition ? " partition" : ""));
+            CHECK(got_kept == kept.size());
+            if (partition) kept.insert(kept.end(), rest.rbegin(), rest.rend());
+            bool ok = true;
+            for (uint64_t i = 0; i < kept.size(); ++i) {
+                uint64_t g = 0;
+                std::memcpy(&g, &packed[i * size_of(t) / 4], size_of(t));
+                ok = ok && g == kept[i];
+            }
+            CHECK(ok);
+        }
+    }
+    SelectOptions flagged = by(Selection::flagged);
+    flagged.kernel = code;
+    CHECK(test::error_of([&] { ctx.device().select_scratch_bytes(Type::u32, 10, flagged); }) == "");
+    std::vector<uint32_t> not_spirv = {1, 2, 3, 4, 5, 6};
+    SelectOptions wrong = by(Selection::predicate);
+    wrong.kernel = not_spirv;
+    Buffer b = ctx.create_buffer(1024);
+    SelectRanges r;
+    r.input = r.output = {b.handle(), 0, 256};
+    r.kept = {b.handle(), 512, 4};
+    r.scratch = {b.handle(), 768, 256};
+    const std::string message = test::error_of([&] { ctx.device().plan_select(Type::u32, 10, r, wrong); });
+    CHECK(message.find("the kernel's code is not SPIR-V") != std::string::npos);
+    const std::string by_flags = test::error_of([&] { ctx.device().plan_select(Type::u32, 10, r, flagged); });
+    CHECK(by_flags.find("SelectOptions::by is not predicate") != std::string::npos);
 }
 
 TEST_CASE("select: bad arguments get errors that name the problem") {

@@ -22,4 +22,7 @@ int bench_first_call(const std::string& device, bool engine);
 // vkc bench sort (tools/bench_sort.cpp): arguments after "bench", "sort" first.
 extern const char* bench_sort_usage;
 int bench_sort(int argc, char** argv);
+// vkc bench select (tools/bench_select.cpp): arguments after "bench", "select" first.
+extern const char* bench_select_usage;
+int bench_select(int argc, char** argv);
 } // namespace vkc::tool

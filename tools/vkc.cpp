@@ -1,5 +1,6 @@
 // vkc: the command-line tool. `vkc devices` lists devices; `vkc selftest` runs every collective on
 // one device against the CPU reference and exits non-zero on any failure.
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "arguments.hpp"
 #include "bench.hpp"
+#include "verify/select.hpp"
 #include "verify/sort.hpp"
 #include "verify/verify.hpp"
 #include "vkc/vkc.hpp"
@@ -35,7 +37,7 @@ const char* usage =
     "                              one device-wide scan or reduce of N items against the CPU reference\n";
 // The bench in two lines; vkc --help prints its options instead (bench_usage).
 const char* bench_summary =
-    "  bench block|scan|sort|first-call [options]  throughput against a copy and CUB, and a new\n"
+    "  bench block|scan|sort|select|first-call [options]  throughput against a copy and CUB, and a new\n"
     "                              process's first scan (vkc --help for their options)\n";
 
 int devices() {
@@ -114,7 +116,16 @@ int selftest(int argc, char** argv) {
         std::vector<vkc::verify::Case> cases;
         std::vector<vkc::verify::DeviceCase> device_cases; // device-wide rows (base.collective device_scan)
         std::vector<vkc::verify::SortCase> sort_cases;     // sort rows (base.collective radix_sort)
+        std::vector<vkc::verify::SelectCase> select_cases; // select rows (base.collective select)
         std::string label() const {
+            if (base.collective == Collective::select) {
+                const vkc::verify::SelectCase& s = select_cases.front();
+                const char* by = s.options.by == vkc::Selection::flagged     ? "flagged"
+                                 : s.options.by == vkc::Selection::predicate ? "by predicate"
+                                                                             : "unique";
+                return std::string("device ") + (s.options.partition ? "partition " : "select ") +
+                       std::string(vkc::name(s.item)) + " " + by + " -";
+            }
             if (base.collective == Collective::radix_sort) {
                 const vkc::verify::SortCase& s = sort_cases.front();
                 return std::string("device sort ") + std::string(vkc::name(s.key)) +
@@ -263,6 +274,50 @@ int selftest(int argc, char** argv) {
         sort_row(vkc::Type::u64, 8, false);
     }
 
+    // Device-wide select: each item type flagged, by a predicate, unique, and partitioned by a
+    // predicate, at counts 0, 1, a tile +- 1, many tiles and (not quick) a thousand; a forced
+    // fallback in rotation.
+    {
+        const uint64_t tile = vkc::select_tile_items;
+        auto select_row = [&](vkc::Type item, vkc::Selection by, bool partition) {
+            Row row{{Collective::select, vkc::Type::u32, vkc::Op::add}, {}, {}, {}, {}};
+            int k = 0;
+            for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {
+                if (quick && n > 100 * tile) continue;
+                vkc::verify::SelectCase c;
+                c.item = item;
+                c.count = n;
+                c.options.by = by;
+                c.options.partition = partition;
+                c.options.test.force_fallback = k % 3 == 1;
+                // Integers below 0 (about half the random ones); floats below 1.5, among the specials.
+                const bool is_float = item == vkc::Type::f32 || item == vkc::Type::f64;
+                c.options.predicate.kind = vkc::SelectPredicate::Kind::less;
+                c.options.predicate.type = item;
+                c.options.predicate.a = item == vkc::Type::f32   ? std::bit_cast<uint32_t>(1.5f)
+                                        : item == vkc::Type::f64 ? std::bit_cast<uint64_t>(1.5)
+                                        : item == vkc::Type::u32 ? 0x80000000ull
+                                        : item == vkc::Type::u64 ? 1ull << 63
+                                                                 : 0;
+                c.pattern = by == vkc::Selection::unique ? vkc::verify::SelectPattern::runs
+                            : is_float                  ? vkc::verify::SelectPattern::floats_special
+                                                        : vkc::verify::SelectPattern::random;
+                c.flags = k % 2 ? vkc::verify::FlagPattern::alternating : vkc::verify::FlagPattern::random;
+                c.seed = uint64_t(k) + 1;
+                row.select_cases.push_back(c);
+                ++k;
+            }
+            rows.push_back(row);
+        };
+        for (vkc::Type item : {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32, vkc::Type::u64, vkc::Type::i64,
+                               vkc::Type::f64}) {
+            select_row(item, vkc::Selection::flagged, false);
+            select_row(item, vkc::Selection::predicate, false);
+            select_row(item, vkc::Selection::unique, false);
+            select_row(item, vkc::Selection::predicate, true);
+        }
+    }
+
     // A build made with VKC_TYPES / VKC_OPS / VKC_KERNELS lacks some modules: their rows are left out.
     size_t all_rows = rows.size();
     std::erase_if(rows, [](const Row& row) {
@@ -294,6 +349,9 @@ int selftest(int argc, char** argv) {
         }
         for (const vkc::verify::SortCase& c : rows[r].sort_cases) {
             runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_sort_case(ctx, c); });
+        }
+        for (const vkc::verify::SelectCase& c : rows[r].select_cases) {
+            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_select_case(ctx, c); });
         }
         for (auto& [case_label, run] : runs) {
             vkc::verify::Outcome o = run();
@@ -339,6 +397,9 @@ int selftest(int argc, char** argv) {
     std::printf("\ndevice sorts: the same counts (tiles of %u keys); forced fallback, bits [4, 28) ([28, 52) of "
                 "64-bit keys) and few distinct keys in rotation",
                 vkc::sort_tile_keys);
+    std::printf("\ndevice selects: the same counts (tiles of %u items); forced fallback and alternating flags in "
+                "rotation",
+                vkc::select_tile_items);
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }
@@ -393,6 +454,7 @@ int main(int argc, char** argv) {
         std::fputs(usage, stdout);
         std::fputs(vkc::tool::bench_usage, stdout);
         std::fputs(vkc::tool::bench_sort_usage, stdout);
+        std::fputs(vkc::tool::bench_select_usage, stdout);
         return 0;
     }
     try {

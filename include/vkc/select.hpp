@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <type_traits>
 
 #include "vkc/device_scan.hpp"
@@ -133,6 +134,11 @@ struct SelectOptions {
     // Polls of a tile's status that has not been posted before the waiting tile counts that tile's
     // kept items itself. 0: the default (256); at most 65535.
     uint32_t spin_limit = 0;
+    // An engine's own kernel: the SPIR-V of vkc/device_select.glsl compiled with its predicate
+    // (VKC_SELECT_USER_PREDICATE), kept by the caller while plans are made from it. With Selection::
+    // predicate it replaces the library's module (the device must have what the engine compiled it
+    // for: subgroup arithmetic and ballots unless it set VKC_SUBGROUP_ARITHMETIC 0). Empty: the library's.
+    std::span<const uint32_t> kernel;
     SelectTestHooks test;
 };
 

@@ -185,6 +185,62 @@ typedef struct VkcSortPlanCreateInfo {
     VkcBufferRange scratch;         /* vkcGetSortScratchSize bytes */
 } VkcSortPlanCreateInfo;
 
+/* A device-wide select, unique or partition (include/vkc/select.hpp): one pass, stable. The kept items
+ * go to output[0, kept); kept (a uint32) to keptCount, and optionally an indirect command built from
+ * it to command. */
+typedef enum VkcSelection {
+    VKC_SELECTION_FLAGGED = 0,   /* items whose uint32 flag is not 0 */
+    VKC_SELECTION_PREDICATE = 1, /* items the predicate accepts */
+    VKC_SELECTION_UNIQUE = 2     /* the first item of every run of equal items */
+} VkcSelection;
+/* x the item, a and b the operands; comparisons follow the item type (floats as numbers: NaN
+ * unordered, -0 == +0); the bits forms test the bits. */
+typedef enum VkcPredicate {
+    VKC_PREDICATE_LESS = 0,          /* x < a */
+    VKC_PREDICATE_LESS_EQUAL = 1,    /* x <= a */
+    VKC_PREDICATE_GREATER = 2,       /* x > a */
+    VKC_PREDICATE_GREATER_EQUAL = 3, /* x >= a */
+    VKC_PREDICATE_EQUAL = 4,         /* x == a */
+    VKC_PREDICATE_NOT_EQUAL = 5,     /* x != a */
+    VKC_PREDICATE_INSIDE = 6,        /* a <= x < b */
+    VKC_PREDICATE_OUTSIDE = 7,       /* x < a or x >= b */
+    VKC_PREDICATE_BITS_ALL = 8,      /* (x & a) == a */
+    VKC_PREDICATE_BITS_ANY = 9       /* (x & a) != 0 */
+} VkcPredicate;
+typedef enum VkcKeptCommand {
+    VKC_KEPT_COMMAND_NONE = 0,
+    VKC_KEPT_COMMAND_DISPATCH = 1,    /* VkDispatchIndirectCommand {ceil(kept / commandParameter), 1, 1} */
+    VKC_KEPT_COMMAND_DRAW = 2,        /* VkDrawIndirectCommand {commandParameter, kept, 0, 0} */
+    VKC_KEPT_COMMAND_DRAW_INDEXED = 3 /* VkDrawIndexedIndirectCommand {commandParameter, kept, 0, 0, 0} */
+} VkcKeptCommand;
+typedef enum VkcSelectFlagBits {
+    VKC_SELECT_PARTITION_BIT = 0x1,    /* the items not kept follow the kept ones, last first */
+    VKC_SELECT_SHARED_MEMORY_BIT = 0x2 /* use the shared-memory module even where subgroups would do */
+} VkcSelectFlagBits;
+typedef uint32_t VkcSelectFlags;
+typedef struct VkcSelectPlanCreateInfo {
+    VkcType itemType; /* VKC_TYPE_U32, _I32, _F32, _U64, _I64 or _F64 */
+    VkcSelection selection;
+    VkcPredicate predicate;   /* VKC_SELECTION_PREDICATE only */
+    uint64_t operandA;        /* the operands' bits, of itemType (low bytes for 32-bit types) */
+    uint64_t operandB;
+    VkcSelectFlags flags;
+    VkcKeptCommand command;
+    uint32_t commandParameter; /* DISPATCH: kept items a work-group takes (1 to 65535); DRAW and
+                                * DRAW_INDEXED: the vertex or index count of an instance */
+    /* Items, at most 2^30 - 1. With countBuffer set, the bound: the plan reads a uint32 count from
+     * countBuffer at countBufferOffset (a multiple of 4) when it executes, clamped to this. */
+    uint64_t count;
+    VkBuffer countBuffer;
+    VkDeviceSize countBufferOffset;
+    VkcBufferRange input;
+    VkcBufferRange flagsBuffer; /* VKC_SELECTION_FLAGGED only: count uint32 flags */
+    VkcBufferRange output;      /* count items; may be the input range (in place) without partition */
+    VkcBufferRange keptCount;   /* 4 bytes */
+    VkcBufferRange commandBuffer; /* the command's 12, 16 or 20 bytes, where command is not NONE */
+    VkcBufferRange scratch;     /* vkcGetSelectScratchSize bytes */
+} VkcSelectPlanCreateInfo;
+
 typedef struct VkcDevice_T* VkcDevice;
 typedef struct VkcPlan_T* VkcPlan;
 
@@ -215,6 +271,12 @@ VKC_C_API VkcResult vkcGetSortScratchSize(VkcDevice device, const VkcSortPlanCre
                                           VkDeviceSize* pBytes);
 /* Checks every argument (nothing is recorded on a failure) and makes a sort plan. */
 VKC_C_API VkcResult vkcCreateSortPlan(VkcDevice device, const VkcSortPlanCreateInfo* pCreateInfo, VkcPlan* pPlan);
+/* Scratch bytes a select of pCreateInfo's item type and count needs (its ranges are not read). */
+VKC_C_API VkcResult vkcGetSelectScratchSize(VkcDevice device, const VkcSelectPlanCreateInfo* pCreateInfo,
+                                            VkDeviceSize* pBytes);
+/* Checks every argument (nothing is recorded on a failure) and makes a select plan. */
+VKC_C_API VkcResult vkcCreateSelectPlan(VkcDevice device, const VkcSelectPlanCreateInfo* pCreateInfo,
+                                        VkcPlan* pPlan);
 /* A sort plan: 1 where its result is in keysAlternate (and valuesAlternate), 0 where it is in keys;
  * 0 for other plans. */
 VKC_C_API uint32_t vkcGetPlanResultInAlternate(VkcPlan plan);

@@ -47,6 +47,10 @@ void Pipelines::destroy() {
     const VkAllocationCallbacks* allocator = core->allocator;
     for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, allocator);
     for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, allocator);
+    for (auto& [key, made] : user_pipelines) {
+        vk.vkDestroyPipeline(device, made.second, allocator);
+        vk.vkDestroyShaderModule(device, made.first, allocator);
+    }
     vk.vkDestroyPipelineLayout(device, pipeline_layout, allocator);
     vk.vkDestroyDescriptorSetLayout(device, set_layout, allocator);
     if (pipeline_cache && own_pipeline_cache) {
@@ -96,6 +100,46 @@ VkPipeline Pipelines::pipeline(const ModuleInfo& m, const WorkgroupShape& shape,
         }
         check(vk.vkCreateShaderModule(device, &info, allocator, &module), "vkCreateShaderModule");
     }
+    VkPipeline p = create_pipeline(module, shape, packed, items, staged, kernel_constant,
+                                   std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
+                                       (staged ? " staged" : "") +
+                                       (kernel_constant ? " constant 8 = " + std::to_string(kernel_constant) : ""));
+    pipelines[key] = p;
+    return p;
+}
+
+VkPipeline Pipelines::user_pipeline(std::span<const uint32_t> code, const WorkgroupShape& shape, bool packed,
+                                    uint32_t kernel_constant, const char* what) {
+    if (code.size() < 5 || code[0] != 0x07230203u) {
+        throw Error(std::string(what) + ": the kernel's code is not SPIR-V (its first word is not 0x07230203)");
+    }
+    uint64_t hash = 14695981039346656037ull; // FNV-1a over the words
+    for (uint32_t word : code) hash = (hash ^ word) * 1099511628211ull;
+    UserKey key{hash, code.size(), shape.x, shape.y, shape.z, packed, kernel_constant};
+    auto it = user_pipelines.find(key);
+    if (it != user_pipelines.end()) return it->second.second;
+    const DeviceTable& vk = core->vk;
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = code.size() * 4;
+    info.pCode = code.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    check(vk.vkCreateShaderModule(core->device, &info, core->allocator, &module), "vkCreateShaderModule");
+    VkPipeline p = VK_NULL_HANDLE;
+    try {
+        p = create_pipeline(module, shape, packed, 1, false, kernel_constant,
+                            std::string(what) + " kernel " + shape.text() + " constant 8 = " +
+                                std::to_string(kernel_constant));
+    } catch (...) {
+        vk.vkDestroyShaderModule(core->device, module, core->allocator);
+        throw;
+    }
+    user_pipelines[key] = {module, p};
+    return p;
+}
+
+VkPipeline Pipelines::create_pipeline(VkShaderModule module, const WorkgroupShape& shape, bool packed, uint32_t items,
+                                      bool staged, uint32_t kernel_constant, const std::string& label) {
+    const DeviceTable& vk = core->vk;
     uint32_t stage_items = staged ? uint32_t(shape.size() * items) : 1u;
     const uint32_t values[9] = {shape.x,
                                 shape.y,
@@ -126,13 +170,9 @@ VkPipeline Pipelines::pipeline(const ModuleInfo& m, const WorkgroupShape& shape,
     info.layout = pipeline_layout;
     if (statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkPipeline p = VK_NULL_HANDLE;
-    check(vk.vkCreateComputePipelines(device, pipeline_cache, 1, &info, allocator, &p), "vkCreateComputePipelines");
-    if (statistics) {
-        report_statistics(p, std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
-                                 (staged ? " staged" : "") +
-                                 (kernel_constant ? " constant 8 = " + std::to_string(kernel_constant) : ""));
-    }
-    pipelines[key] = p;
+    check(vk.vkCreateComputePipelines(core->device, pipeline_cache, 1, &info, core->allocator, &p),
+          "vkCreateComputePipelines");
+    if (statistics) report_statistics(p, label);
     return p;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -32,6 +33,9 @@ struct Pipelines {
     // (module, shape x y z, packed, items, staged, kernel constant): pipeline()'s arguments
     using PipelineKey = std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool, uint32_t>;
     std::map<PipelineKey, VkPipeline> pipelines;
+    // (a hash of the code, its words, shape x y z, packed, kernel constant): user_pipeline()'s
+    using UserKey = std::tuple<uint64_t, size_t, uint32_t, uint32_t, uint32_t, bool, uint32_t>;
+    std::map<UserKey, std::pair<VkShaderModule, VkPipeline>> user_pipelines;
 
     // The layouts, and the pipeline cache: options.pipeline_cache, or one of its own (from
     // options.pipeline_cache_data, or the file pipeline_cache_path or VKC_PIPELINE_CACHE names).
@@ -42,9 +46,16 @@ struct Pipelines {
     // device-scan path, or the block flags; modules that declare none ignore it.
     VkPipeline pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items, bool staged,
                         uint32_t kernel_constant = 0);
+    // A pipeline of the caller's SPIR-V (a kernel template compiled with an engine's own code, as
+    // vkc/device_select.glsl takes a predicate), on the shared layout and cache with the same
+    // specialization constants; kept by the code's contents and the arguments until destroy().
+    VkPipeline user_pipeline(std::span<const uint32_t> code, const WorkgroupShape& shape, bool packed,
+                             uint32_t kernel_constant, const char* what);
     std::vector<uint8_t> pipeline_cache_data() const;
 
 private:
+    VkPipeline create_pipeline(VkShaderModule module, const WorkgroupShape& shape, bool packed, uint32_t items,
+                               bool staged, uint32_t kernel_constant, const std::string& label);
     void create_pipeline_cache(const ContextOptions& options);
     void save_pipeline_cache() const;
     void report_statistics(VkPipeline p, const std::string& what) const;

@@ -112,6 +112,9 @@ void check_select_arguments(Type item, uint64_t count, const SelectOptions& o, c
                     " is outside 1 to 65535");
     }
     if (o.spin_limit > 65535) throw Error(w + ": spin_limit " + std::to_string(o.spin_limit) + " is past 65535");
+    if (!o.kernel.empty() && o.by != Selection::predicate) {
+        throw Error(w + ": an engine's own kernel is given but SelectOptions::by is not predicate");
+    }
     if (count > select_max_count) {
         throw Error(w + ": " + std::to_string(count) + " items are past " + std::to_string(select_max_count) +
                     ", the most one select takes");
@@ -215,10 +218,15 @@ SelectPlan DeviceState::make_select_plan(Type item, uint64_t count, const Select
         return plan;
     }
     st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
+    const uint32_t kind = o.by == Selection::predicate ? uint32_t(o.predicate.kind) : 0u;
     const uint32_t shape = uint32_t(size_of(item)) / 4 | uint32_t(o.by) << VKC_SELECT_BY_SHIFT |
-                           uint32_t(o.partition) << VKC_SELECT_PARTITION_SHIFT;
+                           uint32_t(o.partition) << VKC_SELECT_PARTITION_SHIFT |
+                           order_of(item) << VKC_SELECT_ORDER_SHIFT | kind << VKC_SELECT_PREDICATE_SHIFT;
     const bool packed = m->path == Path::subgroup && known_packed(VKC_SELECT_WORKGROUP_SIZE);
-    st.pipeline = pipelines.pipeline(*m, {VKC_SELECT_WORKGROUP_SIZE}, packed, 0, false, shape);
+    st.pipeline = o.kernel.empty()
+                      ? pipelines.pipeline(*m, {VKC_SELECT_WORKGROUP_SIZE}, packed, 0, false, shape)
+                      : pipelines.user_pipeline(o.kernel, {VKC_SELECT_WORKGROUP_SIZE},
+                                                known_packed(VKC_SELECT_WORKGROUP_SIZE), shape, what);
 
     allocate_sets(vk, device, allocator, pipelines.set_layout, 1, st.pool, &st.set);
     const uint64_t min_align = dev.min_storage_buffer_offset_alignment;
@@ -240,8 +248,7 @@ SelectPlan DeviceState::make_select_plan(Type item, uint64_t count, const Select
     SelectParams& p = st.params;
     p.count = uint32_t(count);
     p.tiles = uint32_t(tiles);
-    p.flags = order_of(item) << VKC_SELECT_ORDER_SHIFT | uint32_t(o.predicate.kind) << VKC_SELECT_PREDICATE_SHIFT |
-              (o.test.force_fallback ? VKC_SELECT_FLAG_FORCE_FALLBACK : 0u) |
+    p.flags = (o.test.force_fallback ? VKC_SELECT_FLAG_FORCE_FALLBACK : 0u) |
               (in_place ? VKC_SELECT_FLAG_IN_PLACE : 0u) | uint32_t(o.command) << VKC_SELECT_COMMAND_SHIFT |
               kept.word << VKC_SELECT_KEPT_WORD_SHIFT | command.word << VKC_SELECT_COMMAND_WORD_SHIFT;
     if (indirect) p.flags |= VKC_SELECT_FLAG_COUNT_ON_DEVICE | count_word << VKC_DEVICE_COUNT_WORD_SHIFT;

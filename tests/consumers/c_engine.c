@@ -230,6 +230,61 @@ static void check_sort(const Engine* e, VkcDevice gpu) {
     free_buffer(e, &scratch);
 }
 
+/* A select plan by predicate (f32 items below 0.5) that writes the number kept and an indirect draw of
+ * that many instances; an unknown predicate is refused first. */
+static void check_select(const Engine* e, VkcDevice gpu) {
+    enum { N = 30011 };
+    const VkDeviceSize out_at = 256 << 10, words_at = 512 << 10;
+    VkcSelectPlanCreateInfo info, bad;
+    VkDeviceSize scratch_bytes = 0;
+    HostBuffer data, scratch;
+    VkcPlan plan = NULL, rejected = NULL;
+    float *items, *out;
+    uint32_t *words, i, kept = 0, at = 0;
+    float half = 0.5f;
+    memset(&info, 0, sizeof info);
+    info.itemType = VKC_TYPE_F32;
+    info.selection = VKC_SELECTION_PREDICATE;
+    info.predicate = VKC_PREDICATE_LESS;
+    memcpy(&info.operandA, &half, 4);
+    info.command = VKC_KEPT_COMMAND_DRAW;
+    info.commandParameter = 6;
+    info.count = N;
+    expect(vkcGetSelectScratchSize(gpu, &info, &scratch_bytes) == VKC_SUCCESS, "vkcGetSelectScratchSize");
+    data = make_buffer(e, 1 << 20);
+    scratch = make_buffer(e, scratch_bytes);
+    items = (float*)data.bytes;
+    for (i = 0; i < N; ++i) items[i] = (float)((i * 2654435761u) >> 8) / 16777216.0f;
+    info.input.buffer = info.output.buffer = info.keptCount.buffer = info.commandBuffer.buffer = data.buffer;
+    info.output.offset = out_at;
+    info.input.size = info.output.size = N * 4;
+    info.keptCount.offset = words_at;
+    info.keptCount.size = 4;
+    info.commandBuffer.offset = words_at + 16;
+    info.commandBuffer.size = 16;
+    info.scratch.buffer = scratch.buffer;
+    info.scratch.size = scratch_bytes;
+    bad = info;
+    bad.predicate = (VkcPredicate)12;
+    expect(vkcCreateSelectPlan(gpu, &bad, &rejected) == VKC_ERROR_INVALID_ARGUMENT && rejected == NULL,
+           "predicate 12 was not refused");
+    expect(strstr(vkcGetLastErrorMessage(), "SelectPredicate::Kind") != NULL, "the message does not name the predicate");
+    expect(vkcCreateSelectPlan(gpu, &info, &plan) == VKC_SUCCESS, "vkcCreateSelectPlan");
+    expect(vkcGetPlanDispatchCount(plan) == 1, "one dispatch");
+    run_plans(e, &plan, 1);
+    out = (float*)(data.bytes + out_at);
+    words = (uint32_t*)(data.bytes + words_at);
+    for (i = 0; i < N; ++i) kept += items[i] < half;
+    expect(words[0] == kept, "the number kept");
+    expect(words[4] == 6 && words[5] == kept && words[6] == 0 && words[7] == 0, "the draw command");
+    for (i = 0; i < N; ++i) {
+        if (items[i] < half) expect(out[at++] == items[i], "a kept item out of place");
+    }
+    vkcDestroyPlan(plan);
+    free_buffer(e, &data);
+    free_buffer(e, &scratch);
+}
+
 int main(void) {
     enum { N = 100003, LIVE = 70001 };
     const VkDeviceSize bytes = N * 4, at_out = 1 << 20, at_result = 2 << 20, at_count = (2 << 20) + 256;
@@ -351,6 +406,7 @@ int main(void) {
     expect(*(uint32_t*)(data.bytes + at_result) == max, "the max reduce");
 
     check_sort(&e, gpu);
+    check_select(&e, gpu);
 
     expect(vkcGetPipelineCacheData(gpu, &cache_size, NULL) == VKC_SUCCESS && cache_size > 0, "pipeline cache size");
     for (i = 0; i < 3; ++i) vkcDestroyPlan(plans[i]);

@@ -7,8 +7,9 @@
 // VKC_ITEMS consecutive bits of it, and one work-group scan of those counts gives every kept item its
 // place among the tile's kept items, in tile order. Stored at tile offset + place, a subgroup's kept
 // items of one register land side by side: the stores stay coalesced with no stage for the items.
-// No subgroup operation of its own (the scan's algorithm follows VKC_SUBGROUP_ARITHMETIC), so it is
-// the same at every subgroup width.
+// With VKC_SUBGROUP_ARITHMETIC (default 1) and subgroups packed in local-index order, a subgroup
+// ballot a register makes the mask (GL_KHR_shader_subgroup_ballot, which the shader enables before
+// its declarations); otherwise one shared atomic an item kept. Either works at every subgroup width.
 //
 // Define before including (once per shader):
 //   VKC_ITEMS             items per invocation: 1, 2, 4, 8, 16 or 32 (a compile-time constant)
@@ -53,9 +54,28 @@ uint vkc_block_select_places(bool keep[VKC_ITEMS], out uint places[VKC_ITEMS]) {
     const uint words = (size * VKC_ITEMS + 31u) / 32u;
     for (uint w = t; w < words; w += size) vkc_select_mask[w] = 0u;
     barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        uint at = i * size + t;
-        if (keep[i]) atomicOr(vkc_select_mask[at >> 5u], 1u << (at & 31u));
+#if VKC_SUBGROUP_ARITHMETIC
+    if (VKC_SUBGROUPS_PACKED) {
+        // A ballot a register: subgroup s's bits of register i start at tile item i * size + s * S. A
+        // subgroup of 32 lanes or more writes whole words; smaller ones share a word.
+        const uint lane = gl_SubgroupInvocationID;
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            uvec4 ballot = subgroupBallot(keep[i]);
+            uint start = i * size + gl_SubgroupID * gl_SubgroupSize;
+            if (gl_SubgroupSize < 32u) {
+                if (lane == 0u) atomicOr(vkc_select_mask[start >> 5u], ballot.x << (start & 31u));
+            } else if ((lane & 31u) == 0u) {
+                vkc_select_mask[(start >> 5u) + (lane >> 5u)] = ballot[lane >> 5u];
+            }
+        }
+    } else
+#endif
+    {
+        // One shared atomic an item kept (neighbours contend for a word).
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            uint at = i * size + t;
+            if (keep[i]) atomicOr(vkc_select_mask[at >> 5u], 1u << (at & 31u));
+        }
     }
     barrier();
     // Invocation t counts bits [t * ITEMS, (t + 1) * ITEMS): within one word, as ITEMS divides 32.

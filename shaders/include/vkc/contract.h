@@ -108,18 +108,19 @@
 // ---- select.comp: device-wide select, unique and partition (src/select/) ----
 #define VKC_SELECT_WORKGROUP_SIZE 256u
 #define VKC_SELECT_ITEMS 16 // items an invocation holds: tiles of 4096 items
-// VKC_SPEC_KERNEL: 32-bit words of an item (1 or 2) | the selection << 4 | partition << 8
+// VKC_SPEC_KERNEL: 32-bit words of an item (1 or 2) | the selection << 4 | partition << 8 | the
+// item's order (0 uint, 1 int, 2 float) << 12 | the predicate (vkc::SelectPredicate::Kind) << 16:
+// compiled in, the predicate costs a compare or two an item
 #define VKC_SELECT_BY_SHIFT 4u
 #define VKC_SELECT_BY_FLAGGED 0u
 #define VKC_SELECT_BY_PREDICATE 1u
 #define VKC_SELECT_BY_UNIQUE 2u
 #define VKC_SELECT_PARTITION_SHIFT 8u
-// Push-constant flags: bits 0-1 the item's order (0 uint, 1 int, 2 float), bits 2-5 the predicate
-// (vkc::SelectPredicate::Kind), then single bits, the indirect command's form (vkc::KeptCommand) at
-// bits 8-9, the kept count's and the command's words in their bindings (each at most 63), a bit that
-// is never set (the look-back orders loads through it), and an IndirectCount's word in bits 24-31.
-#define VKC_SELECT_ORDER_SHIFT 0u
-#define VKC_SELECT_PREDICATE_SHIFT 2u
+#define VKC_SELECT_ORDER_SHIFT 12u
+#define VKC_SELECT_PREDICATE_SHIFT 16u
+// Push-constant flags: single bits, the indirect command's form (vkc::KeptCommand) at bits 8-9, the
+// kept count's and the command's words in their bindings (each at most 63), a bit that is never set
+// (the look-back orders loads through it), and an IndirectCount's word in bits 24-31.
 #define VKC_SELECT_FLAG_FORCE_FALLBACK 0x40u
 #define VKC_SELECT_FLAG_COUNT_ON_DEVICE 0x80u
 #define VKC_SELECT_COMMAND_SHIFT 8u

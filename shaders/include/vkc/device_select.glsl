@@ -17,24 +17,30 @@
 // A kernel template: shaders/kernels/select.comp is this file after `#version 450` and the
 // extensions GL_GOOGLE_include_directive and GL_KHR_memory_scope_semantics (vkc/common.glsl enables
 // the rest). An engine compiles its own predicate into the same kernel: in its own compute shader,
-// after those lines, it defines `bool name(uvec2 item, uint index)` (item: the low word, and
-// the high word of 64-bit items; index: the item's place in the input), then
-// `#define VKC_SELECT_USER_PREDICATE name` and includes this file. Its module keeps what the function
-// accepts; it is run by the same plans (vkc::SelectOptions::by predicate), and its bindings and push
-// constants are the ones below (tests/shaders/select_user_predicate.comp is one).
+// after those lines, `#define VKC_SELECT_USER_PREDICATE name`, include this file, then define
+// `bool name(uvec2 item, uint index)` (item: the low word, and the high word of 64-bit items; index:
+// the item's place in the input; it may read the bindings below, or its own in set 1). The library's
+// plans run that SPIR-V where vkc::SelectOptions::kernel gives it (tests/shaders/select_user_predicate.comp
+// is one).
 //
 // Bindings: 0 items in, 1 items out, 2 the scratch (vkc/contract.h's VKC_SELECT_*), 3 an
 // IndirectCount's buffer, 4 the flags (uint a item), 5 the number kept, 6 the indirect command.
 #include "vkc/contract.h"
+#if !defined(VKC_SUBGROUP_ARITHMETIC) || VKC_SUBGROUP_ARITHMETIC
+#extension GL_KHR_shader_subgroup_ballot : require // vkc/block_select.glsl's mask
+#endif
 
 layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
        local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
 layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = true;
-// Words of an item (1 or 2) | the selection << VKC_SELECT_BY_SHIFT | partition << VKC_SELECT_PARTITION_SHIFT.
+// Words of an item, the selection, partition, the item's order and the predicate (vkc/contract.h's
+// VKC_SELECT_*_SHIFT): every choice a plan makes is compiled in.
 layout(constant_id = VKC_SPEC_KERNEL) const uint select_shape = 1u;
 const uint item_words = (select_shape & 15u) == 2u ? 2u : 1u;
 const uint selection = (select_shape >> VKC_SELECT_BY_SHIFT) & 15u;
 const bool partitioning = ((select_shape >> VKC_SELECT_PARTITION_SHIFT) & 1u) != 0u;
+const uint item_order = (select_shape >> VKC_SELECT_ORDER_SHIFT) & 3u;
+const uint predicate_kind = (select_shape >> VKC_SELECT_PREDICATE_SHIFT) & 15u;
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 // Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
 #define VKC_SCRATCH_CAPACITY VKC_SELECT_WORKGROUP_SIZE
@@ -77,9 +83,8 @@ uvec2 load_item(uint index) {
 }
 
 // ---- what is kept ----
-uint order() { return (params.flags >> VKC_SELECT_ORDER_SHIFT) & 3u; }
 bool is_nan(uvec2 x) {
-    if (order() != ORDER_FLOAT) return false;
+    if (item_order != ORDER_FLOAT) return false;
     if (item_words == 1u) return (x.x & 0x7fffffffu) > 0x7f800000u;
     uint high = x.y & 0x7fffffffu;
     return high > 0x7ff00000u || (high == 0x7ff00000u && x.x != 0u);
@@ -88,9 +93,9 @@ bool is_nan(uvec2 x) {
 // with the sign bit flipped, floats with -0 as +0 and negatives flipped whole.
 uvec2 ordered(uvec2 x) {
     const uint sign_word = item_words == 2u ? 1u : 0u;
-    if (order() == ORDER_INT) {
+    if (item_order == ORDER_INT) {
         x[sign_word] ^= 0x80000000u;
-    } else if (order() == ORDER_FLOAT) {
+    } else if (item_order == ORDER_FLOAT) {
         bool zero = (x[sign_word] & 0x7fffffffu) == 0u && (item_words == 1u || x.x == 0u);
         if (zero) x = uvec2(0u);
         if ((x[sign_word] & 0x80000000u) != 0u) x = ~x;
@@ -101,13 +106,13 @@ uvec2 ordered(uvec2 x) {
 }
 bool below(uvec2 p, uvec2 q) { return p.y < q.y || (p.y == q.y && p.x < q.x); } // ordered p < q
 bool equal_items(uvec2 p, uvec2 q) {
-    if (order() != ORDER_FLOAT) return p == q;
+    if (item_order != ORDER_FLOAT) return p == q;
     return !is_nan(p) && !is_nan(q) && ordered(p) == ordered(q);
 }
 
 // The push constants' predicate (vkc::SelectPredicate::Kind's order).
 bool predicate(uvec2 x) {
-    const uint kind = (params.flags >> VKC_SELECT_PREDICATE_SHIFT) & 15u;
+    const uint kind = predicate_kind;
     if (kind == 8u) return (x & params.a) == params.a; // bits_all
     if (kind == 9u) return (x & params.a) != uvec2(0u); // bits_any
     bool two = kind == 6u || kind == 7u;
@@ -125,6 +130,9 @@ bool predicate(uvec2 x) {
     }
 }
 
+#ifdef VKC_SELECT_USER_PREDICATE
+bool VKC_SELECT_USER_PREDICATE(uvec2 item, uint index); // the engine's, defined after the include
+#endif
 // Whether item `index` (< the count, its bits `x`) is kept.
 bool keeps(uint index, uvec2 x) {
 #ifdef VKC_SELECT_USER_PREDICATE

@@ -1,0 +1,174 @@
+// vkc bench select: the device-wide select (SelectPlan on the Context's buffers) against a copy
+// measured in the same run and, given bench/cuda/cub_select's output, against CUB's DeviceSelect and
+// DevicePartition on the same items: a hash of the index (runs of 4 for unique), about half kept.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "arguments.hpp"
+#include "bench.hpp"
+#include "vkc/vkc.hpp"
+
+namespace vkc::tool {
+
+namespace {
+
+// bench/cuda/cub_select's items and flags (its hash32(x) is hash(x + 1) here).
+uint64_t item_at(uint64_t i, bool wide) {
+    uint32_t k = uint32_t(i);
+    uint64_t low = hash(k + 1);
+    return wide ? low | uint64_t(hash((k ^ 0x55555555u) + 1)) << 32 : low;
+}
+uint32_t flag_at(uint64_t i) { return hash((uint32_t(i) ^ 0x9e3779b9u) + 1) & 1u; }
+
+struct SelectBenchOptions {
+    std::string device;
+    int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
+    std::string cub_csv;
+};
+
+// The kinds timed, in the table's order: CUB's op name, the item type, how the items are kept.
+struct Kind {
+    const char* op;
+    Type type;
+    Selection by;
+    bool partition;
+};
+constexpr Kind kinds[] = {{"select_if", Type::u32, Selection::predicate, false},
+                          {"select_flagged", Type::u32, Selection::flagged, false},
+                          {"partition_if", Type::u32, Selection::predicate, true},
+                          {"unique", Type::u32, Selection::unique, false},
+                          {"select_if", Type::u64, Selection::predicate, false},
+                          {"unique", Type::u64, Selection::unique, false}};
+
+int run(const SelectBenchOptions& o) {
+    ContextOptions co;
+    co.device = o.device;
+    Context ctx(co);
+    ctx.set_timing(true, 1);
+    ctx.device().probe_subgroup_layout(ctx.queue(), ctx.queue_family()); // plans may take the subgroup module
+    const DeviceInfo& d = ctx.info();
+    CubRows cub; // bench/cuda/cub_select rows: op,type,n,median_ms,gitems_per_s
+    if (!o.cub_csv.empty()) cub = read_cub_rows(o.cub_csv, 3);
+    const uint64_t max_n = uint64_t(1) << o.max_log2;
+    std::printf("# vkc bench select: %s (%s), %s, 2^%d to 2^%d items, median of %d runs, each measurement after "
+                "300 ms of its own work\n",
+                d.name.c_str(), d.driver.c_str(), today().c_str(), o.min_log2, o.max_log2, o.runs);
+    std::printf("# G/s: input items a second; / bound: the time a copy of the bytes read and written takes (items\n"
+                "# and flags in, kept items out; partition writes them all) over the select's; CUB:\n"
+                "# bench/cuda/cub_select on this GPU. if: items below 2^31 (u32) or 2^63 (u64), half kept;\n"
+                "# flagged: half the flags set; unique: runs of 4\n\n");
+    std::printf("| items | copy GB/s | u32 if G/s | / bound | / CUB | flagged G/s | / CUB | partition G/s | / CUB | "
+                "unique G/s | / CUB | u64 if G/s | / bound | / CUB | u64 unique G/s | / CUB |\n"
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    Buffer input = ctx.create_buffer(max_n * 8), output = ctx.create_buffer(max_n * 8), flags = ctx.create_buffer(max_n * 4),
+           words = ctx.create_buffer(256), scratch = ctx.create_buffer(ctx.device().select_scratch_bytes(Type::u64, max_n));
+    std::vector<uint32_t> flag_host(max_n);
+    for (uint64_t i = 0; i < max_n; ++i) flag_host[i] = flag_at(i);
+    ctx.upload(flags, flag_host.data(), max_n * 4);
+    std::vector<uint64_t> wide_host(max_n);
+    std::vector<uint32_t> host(max_n);
+    int failures = 0;
+    for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
+        const uint64_t n = uint64_t(1) << e;
+        auto median = [&](auto&& timed) {
+            auto start = std::chrono::steady_clock::now();
+            for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300); ++i) {
+                timed();
+            }
+            std::vector<double> t;
+            for (int i = 0; i < o.runs; ++i) {
+                timed();
+                t.push_back(ctx.last_gpu_ms());
+            }
+            std::sort(t.begin(), t.end());
+            return t[t.size() / 2];
+        };
+        WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, n};
+        const double copy_ms = median([&] { ctx.run(copy, input, output); });
+        const double copy_bytes_per_ms = 2.0 * n * 4 / copy_ms;
+        std::string row = "| 2^" + std::to_string(e) + " | " + std::to_string(int(copy_bytes_per_ms * 1e-6));
+        for (const Kind& k : kinds) {
+            const bool wide = size_of(k.type) == 8;
+            const bool runs = k.by == Selection::unique;
+            uint64_t want = 0;
+            for (uint64_t i = 0; i < n; ++i) {
+                uint64_t x = item_at(runs ? i / 4 : i, wide);
+                if (wide) wide_host[i] = x;
+                else host[i] = uint32_t(x);
+                want += k.by == Selection::flagged ? flag_host[i] != 0
+                        : runs                      ? i % 4 == 0 && (i == 0 || x != item_at(i / 4 - 1, wide))
+                                                    : (wide ? x >> 63 == 0 : x < 0x80000000u);
+            }
+            if (wide) ctx.upload(input, wide_host.data(), n * 8);
+            else ctx.upload(input, host.data(), n * 4);
+            SelectOptions so;
+            so.by = k.by;
+            so.partition = k.partition;
+            so.predicate = wide ? SelectPredicate::less(uint64_t(1) << 63) : SelectPredicate::less(0x80000000u);
+            SelectRanges r;
+            r.input = {input.handle(), 0, n * size_of(k.type)};
+            r.output = {output.handle(), 0, n * size_of(k.type)};
+            r.flags = {flags.handle(), 0, n * 4};
+            r.kept = {words.handle(), 0, 4};
+            r.scratch = {scratch.handle(), 0, scratch.size()};
+            SelectPlan plan = ctx.device().plan_select(k.type, n, r, so);
+            const double ms = median([&] { ctx.run(plan); });
+            const double rate = n / ms * 1e-6;
+            uint32_t kept = 0;
+            ctx.download(words, &kept, 4);
+            if (kept != want) {
+                std::printf("FAIL %s %s n=%llu: kept %u (want %llu)\n", k.op, wide ? "u64" : "u32",
+                            (unsigned long long)n, kept, (unsigned long long)want);
+                ++failures;
+            }
+            const double item = double(size_of(k.type));
+            const double bytes = n * item + (k.by == Selection::flagged ? n * 4.0 : 0.0) +
+                                 (k.partition ? n * item : kept * item);
+            const double bound = bytes / copy_bytes_per_ms / ms;
+            auto it = cub.find({k.op, wide ? "u64" : "u32", n});
+            std::string vs_cub = it == cub.end() || it->second <= 0 ? "-" : std::to_string(it->second / ms).substr(0, 5);
+            char cell[96];
+            if (k.by == Selection::predicate && !k.partition) {
+                std::snprintf(cell, sizeof cell, " | %.2f | %.3f | %s", rate, bound, vs_cub.c_str());
+            } else {
+                std::snprintf(cell, sizeof cell, " | %.2f | %s", rate, vs_cub.c_str());
+            }
+            row += cell;
+        }
+        std::printf("%s |\n", row.c_str());
+        std::fflush(stdout);
+    }
+    std::printf("\nbench: %d checks failed\n", failures);
+    return failures ? 1 : 0;
+}
+
+} // namespace
+
+const char* bench_select_usage =
+    "  bench select [options]      device-wide select (by predicate, flagged, unique) and partition of u32 and\n"
+    "                              u64 items by size; items a second, ratio to a copy of the bytes moved, and to\n"
+    "                              CUB when given\n"
+    "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
+    "    --cub FILE (output of bench/cuda/cub_select)\n";
+
+int bench_select(int argc, char** argv) {
+    Arguments args(argc, argv);
+    args.next(); // "select"
+    SelectBenchOptions o;
+    while (args.next()) {
+        if (args.is("--device")) o.device = args.text();
+        else if (args.is("--min-log2")) o.min_log2 = args.number(10, 29);
+        else if (args.is("--max-log2")) o.max_log2 = args.number(10, 29);
+        else if (args.is("--step")) o.step = args.number(1, 20);
+        else if (args.is("--runs")) o.runs = args.number(1, 1000);
+        else if (args.is("--cub")) o.cub_csv = args.text();
+        else args.unknown();
+    }
+    if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
+    return run(o);
+}
+
+} // namespace vkc::tool
