@@ -30,6 +30,18 @@ uint32_t hash(uint32_t x) { // non-zero-ish data: never time on zeros
     return x;
 }
 
+double median_gpu_ms(Context& ctx, int runs, const std::function<void()>& timed) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300); ++i) timed();
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+        timed();
+        t.push_back(ctx.last_gpu_ms());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
 std::string today() { // for the results' headers
     std::time_t now = std::time(nullptr);
     char date[32];

@@ -3,9 +3,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <string>
+
+namespace vkc {
+class Context;
+}
 
 namespace vkc::tool {
 extern const char* bench_usage;
@@ -16,6 +21,10 @@ uint32_t hash(uint32_t x);        // item data: non-zero-ish, so that no bench t
 using CubRows = std::map<std::tuple<std::string, std::string, uint64_t>, double>;
 CubRows read_cub_rows(const std::string& path, size_t column);
 std::string today();              // UTC date, for the results' headers
+// The median of `runs` GPU times (Context::last_gpu_ms) of `timed`, each measurement warmed up by at
+// least 3 runs and 300 ms of its own work: the host's data making and uploads before it leave the
+// GPU idle, and its clocks drop.
+double median_gpu_ms(Context& ctx, int runs, const std::function<void()>& timed);
 // A new process's first scan (tools/first_call.cpp): on a Context's own device, or with `engine` on a
 // device the process made itself through the loader, as an engine does.
 int bench_first_call(const std::string& device, bool engine);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,19 +74,7 @@ int run(const SelectBenchOptions& o) {
     int failures = 0;
     for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
         const uint64_t n = uint64_t(1) << e;
-        auto median = [&](auto&& timed) {
-            auto start = std::chrono::steady_clock::now();
-            for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300); ++i) {
-                timed();
-            }
-            std::vector<double> t;
-            for (int i = 0; i < o.runs; ++i) {
-                timed();
-                t.push_back(ctx.last_gpu_ms());
-            }
-            std::sort(t.begin(), t.end());
-            return t[t.size() / 2];
-        };
+        auto median = [&](const std::function<void()>& timed) { return median_gpu_ms(ctx, o.runs, timed); };
         WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, n};
         const double copy_ms = median([&] { ctx.run(copy, input, output); });
         const double copy_bytes_per_ms = 2.0 * n * 4 / copy_ms;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -70,19 +71,7 @@ int run(const SortBenchOptions& o) {
         WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, n};
         // Each measurement is warmed up by at least 300 ms of its own work: the host's data making and
         // uploads before it leave the GPU idle, and its clocks drop.
-        auto median = [&](auto&& timed) {
-            auto start = std::chrono::steady_clock::now();
-            for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300); ++i) {
-                timed();
-            }
-            std::vector<double> t;
-            for (int i = 0; i < o.runs; ++i) {
-                timed();
-                t.push_back(ctx.last_gpu_ms());
-            }
-            std::sort(t.begin(), t.end());
-            return t[t.size() / 2];
-        };
+        auto median = [&](const std::function<void()>& timed) { return median_gpu_ms(ctx, o.runs, timed); };
         const double copy_ms = median([&] { ctx.run(copy, pristine, keys); });
         const double copy_bytes_per_ms = 2.0 * n * 4 / copy_ms;
         double rate[4] = {0, 0, 0, 0}, bound[4] = {0, 0, 0, 0};

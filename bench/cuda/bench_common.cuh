@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -75,4 +76,27 @@ inline cudaDeviceProp print_device_line() {
   std::printf("# device=%s sms=%d driver=%d runtime=%d cub=%d", prop.name, prop.multiProcessorCount, drv, rt,
               int(CUB_VERSION));
   return prop;
+}
+
+// A uint4 a thread over a full grid: the bandwidth ceiling the sort and select peers report.
+__global__ void copy_uint4(const uint4* __restrict__ in, uint4* __restrict__ out, size_t nvec) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < nvec) out[i] = in[i];
+}
+
+// At least 300 ms of the work about to be timed: the host's checks between sizes leave the GPU idle,
+// and its clocks drop.
+template <class F>
+static void warm_up(F&& launch) {
+  const auto start = std::chrono::steady_clock::now();
+  do {
+    launch();
+    CK(cudaDeviceSynchronize());
+  } while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300));
+}
+
+// One CSV row of the sort and select peers: op,type,n,median_ms,gitems_per_s.
+static void csv_row(const char* op, const char* type, size_t n, float ms) {
+  std::printf("%s,%s,%zu,%.6f,%.4f\n", op, type, n, ms, double(n) / (double(ms) * 1e-3) / 1e9);
+  std::fflush(stdout);
 }

@@ -54,28 +54,6 @@ __global__ void fill_flags(uint32_t* f, size_t n) {
     f[i] = flag_at(uint32_t(i));
 }
 
-// One uint4 per thread over a full grid, as in cub_sort and cub_device.
-__global__ void copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, size_t nvec) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < nvec) out[i] = in[i];
-}
-
-// At least 300 ms of the work about to be timed: the host's checks between sizes leave the GPU idle,
-// and its clocks drop.
-template <class F>
-static void warm_up(F&& launch) {
-  const auto start = std::chrono::steady_clock::now();
-  do {
-    launch();
-    CK(cudaDeviceSynchronize());
-  } while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300));
-}
-
-static void row(const char* op, const char* type, size_t n, float ms) {
-  std::printf("%s,%s,%zu,%.6f,%.4f\n", op, type, n, ms, double(n) / (double(ms) * 1e-3) / 1e9);
-  std::fflush(stdout);
-}
-
 // The count CUB should report, rebuilt from the hash (partition's count is that of the selected part).
 template <class T>
 static long long cpu_count(Op op, size_t n) {
@@ -97,11 +75,11 @@ static void run_type(const char* type, size_t n, void* in, void* out, const uint
   {
     const size_t nvec = n * sizeof(T) / 16;
     auto launch = [&] {
-      copy_kernel<<<unsigned((nvec + 255) / 256), 256>>>(static_cast<const uint4*>(in), static_cast<uint4*>(out),
+      copy_uint4<<<unsigned((nvec + 255) / 256), 256>>>(static_cast<const uint4*>(in), static_cast<uint4*>(out),
                                                          nvec);
     };
     warm_up(launch);
-    row("copy", type, n, median_ms(launch, kWarmup, kReps, 10));
+    csv_row("copy", type, n, median_ms(launch, kWarmup, kReps, 10));
   }
   for (int o = 0; o < kOps; ++o) {
     const Op op = Op(o);
@@ -133,7 +111,7 @@ static void run_type(const char* type, size_t n, void* in, void* out, const uint
                    n <= kCpuCheckMax ? cpu_count<T>(op, n) : -1ll);
       std::exit(1);
     }
-    row(kOpName[op], type, n, ms);
+    csv_row(kOpName[op], type, n, ms);
     CK(cudaFree(temp));
   }
 }

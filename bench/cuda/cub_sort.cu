@@ -36,27 +36,6 @@ __global__ void fill_keys(uint32_t* keys, uint32_t* values, size_t n, bool as_fl
   }
 }
 
-__global__ void copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, size_t nvec) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < nvec) out[i] = in[i];
-}
-
-// At least 300 ms of the work about to be timed: the host's checks between sizes leave the GPU idle,
-// and its clocks drop.
-template <class F>
-static void warm_up(F&& launch) {
-  const auto start = std::chrono::steady_clock::now();
-  do {
-    launch();
-    CK(cudaDeviceSynchronize());
-  } while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300));
-}
-
-static void row(const char* op, const char* type, size_t n, float ms) {
-  std::printf("%s,%s,%zu,%.6f,%.4f\n", op, type, n, ms, double(n) / (double(ms) * 1e-3) / 1e9);
-  std::fflush(stdout);
-}
-
 // Sorted, and a permutation of the input (the sums of keys and of values agree, every value's key is
 // its input key).
 template <class K>
@@ -113,11 +92,11 @@ int main(int argc, char** argv) {
     {
       const size_t nvec = n * 4 / 16;
       auto launch = [&] {
-        copy_kernel<<<unsigned((nvec + 255) / 256), 256>>>(reinterpret_cast<const uint4*>(keys_in),
+        copy_uint4<<<unsigned((nvec + 255) / 256), 256>>>(reinterpret_cast<const uint4*>(keys_in),
                                                            reinterpret_cast<uint4*>(keys_out), nvec);
       };
       warm_up(launch);
-      row("copy", "u32", n, median_ms(launch, kWarmup, kReps, 10));
+      csv_row("copy", "u32", n, median_ms(launch, kWarmup, kReps, 10));
     }
     for (int kind = 0; kind < 4; ++kind) { // u32 keys, f32 keys, u32 pairs, u64 keys
       const bool as_float = kind == 1, pairs = kind == 2, wide = kind == 3;
@@ -157,7 +136,7 @@ int main(int argc, char** argv) {
       if (as_float) check<float>(op, type, n, keys_in, keys_out, nullptr);
       else if (wide) check<uint64_t>(op, type, n, keys_in, keys_out, nullptr);
       else check<uint32_t>(op, type, n, keys_in, keys_out, pairs ? values_out : nullptr);
-      row(op, type, n, ms);
+      csv_row(op, type, n, ms);
       CK(cudaFree(temp));
     }
   }

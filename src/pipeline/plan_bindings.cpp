@@ -35,6 +35,34 @@ void check_indirect_count(const IndirectCount& count, const char* what) {
     }
 }
 
+void check_roles(const std::vector<RangeRole>& roles, uint64_t max_storage_buffer_range, const char* what) {
+    for (const RangeRole& role : roles) {
+        check_range(*role.range, role.bytes, role.align, what, role.name);
+        if (role.bytes > max_storage_buffer_range) {
+            throw Error(std::string(what) + ": the " + role.name + " range needs " + std::to_string(role.bytes) +
+                        " bytes, past maxStorageBufferRange (" + std::to_string(max_storage_buffer_range) + ")");
+        }
+    }
+    for (size_t i = 0; i < roles.size(); ++i) {
+        for (size_t j = i + 1; j < roles.size(); ++j) {
+            if (overlaps(*roles[i].range, roles[i].bytes, *roles[j].range, roles[j].bytes)) {
+                throw Error(std::string(what) + ": the " + roles[i].name + " range overlaps the " + roles[j].name +
+                            " range");
+            }
+        }
+    }
+}
+
+void check_indirect_count(const IndirectCount& count, const std::vector<RangeRole>& roles, const char* what) {
+    check_indirect_count(count, what);
+    BufferRange count_range{count.count_buffer, count.count_buffer_offset, 4};
+    for (const RangeRole& role : roles) {
+        if (role.written && overlaps(count_range, 4, *role.range, role.bytes)) {
+            throw Error(std::string(what) + ": the IndirectCount's count lies in the " + role.name + " range");
+        }
+    }
+}
+
 CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_alignment) {
     VkDeviceSize at = count.count_buffer_offset;
     VkDeviceSize align = std::max<uint64_t>(1, min_offset_alignment);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "device/vulkan_api.hpp"
 #include "vkc/device_scan.hpp"
@@ -16,6 +17,20 @@ bool overlaps(const BufferRange& a, uint64_t a_bytes, const BufferRange& b, uint
 void check_range(const BufferRange& range, uint64_t need, uint64_t align, const char* what, const char* role);
 // Throws Error where the IndirectCount's buffer is null or its offset not a multiple of 4.
 void check_indirect_count(const IndirectCount& count, const char* what);
+
+// A range a plan binds: what it must hold and how it is named in errors.
+struct RangeRole {
+    const BufferRange* range;
+    uint64_t bytes;
+    uint64_t align;
+    const char* name;
+    bool written = true; // an IndirectCount may lie in a range the plan only reads
+};
+// Throws Error naming `what` and the role: a range check_range refuses, one past
+// maxStorageBufferRange (a binding each), or two that overlap.
+void check_roles(const std::vector<RangeRole>& roles, uint64_t max_storage_buffer_range, const char* what);
+// check_indirect_count, and an Error where the count lies in a range the plan writes.
+void check_indirect_count(const IndirectCount& count, const std::vector<RangeRole>& roles, const char* what);
 
 // An IndirectCount's binding: its buffer from the offset at or before the count that the device's
 // alignment allows, and the count's word in that binding.

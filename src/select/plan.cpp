@@ -153,46 +153,20 @@ SelectPlan DeviceState::make_select_plan(Type item, uint64_t count, const Select
     if (in_place && o.partition) {
         throw Error(std::string(what) + ": the output is the input; partition is not done in place");
     }
-    struct Role {
-        const BufferRange* range;
-        uint64_t bytes;
-        uint64_t align;
-        const char* name;
-    };
     // The kept count and the command are written even for 0 items.
-    std::vector<Role> roles = {{&r.kept, 4, 4, "kept"}};
+    std::vector<RangeRole> roles = {{&r.kept, 4, 4, "kept"}};
     if (command_bytes) roles.push_back({&r.command, command_bytes, 4, "command"});
     if (count > 0) {
-        roles.push_back({&r.input, item_bytes, align, "input"});
+        roles.push_back({&r.input, item_bytes, align, "input", in_place});
         if (!in_place) roles.push_back({&r.output, item_bytes, align, "output"});
-        if (o.by == Selection::flagged) roles.push_back({&r.flags, count * 4, align, "flags"});
+        if (o.by == Selection::flagged) roles.push_back({&r.flags, count * 4, align, "flags", false});
         roles.push_back({&r.scratch, scratch_need, align, "scratch"});
     }
-    for (const Role& role : roles) {
-        check_range(*role.range, role.bytes, role.align, what, role.name);
-        if (role.bytes > dev.max_storage_buffer_range) { // one binding each
-            throw Error(std::string(what) + ": the " + role.name + " range needs " + std::to_string(role.bytes) +
-                        " bytes, past maxStorageBufferRange (" + std::to_string(dev.max_storage_buffer_range) + ")");
-        }
-    }
-    for (size_t i = 0; i < roles.size(); ++i) {
-        for (size_t j = i + 1; j < roles.size(); ++j) {
-            if (overlaps(*roles[i].range, roles[i].bytes, *roles[j].range, roles[j].bytes)) {
-                throw Error(std::string(what) + ": the " + roles[i].name + " range overlaps the " + roles[j].name +
-                            " range");
-            }
-        }
-    }
+    check_roles(roles, dev.max_storage_buffer_range, what);
     VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
     uint32_t count_word = 0;
     if (indirect) {
-        check_indirect_count(*indirect, what);
-        BufferRange count_range{indirect->count_buffer, indirect->count_buffer_offset, 4};
-        for (const Role& role : roles) {
-            if (role.range != &r.input && role.range != &r.flags && overlaps(count_range, 4, *role.range, role.bytes)) {
-                throw Error(std::string(what) + ": the IndirectCount's count lies in the " + role.name + " range");
-            }
-        }
+        check_indirect_count(*indirect, roles, what);
         if (count > 0) {
             CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
             count_info = binding.info;

@@ -131,45 +131,19 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const uint64_t key_bytes = count * size_of(key), value_range_bytes = count * value_bytes;
     const uint64_t scratch_need = sort_scratch_bytes_of(count);
     const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
-    struct Role {
-        const BufferRange* range;
-        uint64_t bytes;
-        const char* name;
-    };
-    std::vector<Role> roles = {{&r.keys, key_bytes, "keys"}, {&r.keys_alternate, key_bytes, "alternate keys"}};
+    std::vector<RangeRole> roles = {{&r.keys, key_bytes, align, "keys"},
+                                    {&r.keys_alternate, key_bytes, align, "alternate keys"}};
     if (value_bytes) {
-        roles.push_back({&r.values, value_range_bytes, "values"});
-        roles.push_back({&r.values_alternate, value_range_bytes, "alternate values"});
+        roles.push_back({&r.values, value_range_bytes, align, "values"});
+        roles.push_back({&r.values_alternate, value_range_bytes, align, "alternate values"});
     }
-    roles.push_back({&r.scratch, scratch_need, "scratch"});
-    if (count > 0) {
-        for (const Role& role : roles) {
-            check_range(*role.range, role.bytes, align, what, role.name);
-            if (role.bytes > dev.max_storage_buffer_range) { // one binding each
-                throw Error(std::string(what) + ": the " + role.name + " range needs " + std::to_string(role.bytes) +
-                            " bytes, past maxStorageBufferRange (" + std::to_string(dev.max_storage_buffer_range) +
-                            ")");
-            }
-        }
-        for (size_t i = 0; i < roles.size(); ++i) {
-            for (size_t j = i + 1; j < roles.size(); ++j) {
-                if (overlaps(*roles[i].range, roles[i].bytes, *roles[j].range, roles[j].bytes)) {
-                    throw Error(std::string(what) + ": the " + roles[i].name + " range overlaps the " +
-                                roles[j].name + " range");
-                }
-            }
-        }
-    }
+    roles.push_back({&r.scratch, scratch_need, align, "scratch"});
+    if (count == 0) roles.clear(); // nothing is bound
+    check_roles(roles, dev.max_storage_buffer_range, what);
     uint32_t count_word = 0;
     VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
     if (indirect) {
-        check_indirect_count(*indirect, what);
-        BufferRange count_range{indirect->count_buffer, indirect->count_buffer_offset, 4};
-        for (const Role& role : roles) {
-            if (count > 0 && overlaps(count_range, 4, *role.range, role.bytes)) {
-                throw Error(std::string(what) + ": the IndirectCount's count lies in the " + role.name + " range");
-            }
-        }
+        check_indirect_count(*indirect, roles, what);
         CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
         count_info = binding.info;
         count_word = binding.word;
