@@ -160,8 +160,9 @@ struct SelectRanges {
 // descriptor set that points at the caller's buffers: keep it, and the buffers, alive until every
 // command buffer it was recorded into has finished. Move only.
 //
-// record(cmd) records: a fill of the scratch range (vkCmdFillBuffer), a vkCmdUpdateBuffer of the
-// command's fixed words where there is one, a barrier, and one dispatch.
+// record(cmd) records: a vkCmdUpdateBuffer of the command's fixed words where there is one, a fill of
+// the scratch range (vkCmdFillBuffer), a barrier, and one dispatch; with no items (a host count of
+// 0), only the update and a fill of the kept count with 0.
 // Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
 // bind point. No queue submission, no waits.
 // Barriers the caller owes:
@@ -172,8 +173,9 @@ struct SelectRanges {
 //   after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT -> its readers of the
 //     output and the count (VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT
 //     for the command).
-// Buffers: every range needs VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; the scratch and the command also
-// VK_BUFFER_USAGE_TRANSFER_DST_BIT (and the command VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT for its reader).
+// Buffers: every range needs VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; the scratch, the command and the
+// kept count also VK_BUFFER_USAGE_TRANSFER_DST_BIT (a select of no items fills the count with 0),
+// and the command VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT for its reader.
 class SelectPlan {
 public:
     SelectPlan();
