@@ -290,6 +290,8 @@ function(vkc_add_shader_modules target)
               set(bindings 6)
             elseif(kernel STREQUAL "select")
               set(bindings 7)
+            elseif(kernel STREQUAL "histogram")
+              set(bindings 5)
             endif()
             # name|collective|type|op|path|features|max work-group size|bindings|kernel|type name|op name|
             # the module whose SPIR-V it runs|that module's packed stream

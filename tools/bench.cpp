@@ -523,7 +523,8 @@ const char* bench_usage =
 
 int bench(int argc, char** argv) {
     Arguments args(argc, argv);
-    const std::string_view what = args.next() ? args.option() : ""; // block, scan, sort, select or first-call
+    // block, scan, sort, select, histogram or first-call
+    const std::string_view what = args.next() ? args.option() : "";
     if (what == "first-call") {
         std::string device;
         bool engine = false;
@@ -536,6 +537,7 @@ int bench(int argc, char** argv) {
     }
     if (what == "sort") return bench_sort(argc, argv);
     if (what == "select") return bench_select(argc, argv);
+    if (what == "histogram") return bench_histogram(argc, argv);
     if (what == "scan") {
         ScanBenchOptions o;
         while (args.next()) {
@@ -569,7 +571,7 @@ int bench(int argc, char** argv) {
         if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
         return bench_scan(o);
     }
-    if (what != "block") throw UsageError("the bench is block, scan, sort, select or first-call");
+    if (what != "block") throw UsageError("the bench is block, scan, sort, select, histogram or first-call");
     Options o;
     while (args.next()) {
         if (args.is("--device")) o.device = args.text();

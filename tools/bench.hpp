@@ -34,4 +34,7 @@ int bench_sort(int argc, char** argv);
 // vkc bench select (tools/bench_select.cpp): arguments after "bench", "select" first.
 extern const char* bench_select_usage;
 int bench_select(int argc, char** argv);
+// vkc bench histogram (tools/bench_histogram.cpp): arguments after "bench", "histogram" first.
+extern const char* bench_histogram_usage;
+int bench_histogram(int argc, char** argv);
 } // namespace vkc::tool

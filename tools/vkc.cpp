@@ -455,6 +455,7 @@ int main(int argc, char** argv) {
         std::fputs(vkc::tool::bench_usage, stdout);
         std::fputs(vkc::tool::bench_sort_usage, stdout);
         std::fputs(vkc::tool::bench_select_usage, stdout);
+        std::fputs(vkc::tool::bench_histogram_usage, stdout);
         return 0;
     }
     try {

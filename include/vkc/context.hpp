@@ -24,6 +24,7 @@
 #include "vkc/device_scan.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
+#include "vkc/histogram.hpp"
 #include "vkc/select.hpp"
 #include "vkc/sort.hpp"
 #include "vkc/types.hpp"
@@ -307,6 +308,46 @@ public:
     uint64_t select_host(const void* items, const uint32_t* flags, void* out, uint64_t count, Type item,
                          const SelectOptions&);
 
+    // ---- Device-wide histograms (see include/vkc/histogram.hpp) ----
+    // Samples u8, i8, u16, i16, u32, i32, f16, f32. Throws Error naming what is wrong.
+
+    // On this Context's Buffers, waiting for the result: the counts of `pixels` pixels of samples
+    // into histogram (each active channel's bins, one after another). levels: the boundaries of
+    // Binning::range (32-bit numbers of the sample's kind, see HistogramRanges), else null. The
+    // samples' buffer holds pixels x channels samples rounded up to 4 bytes.
+    void histogram(const Buffer& samples, Buffer& histogram, Type sample, uint64_t pixels, const HistogramOptions&,
+                   const Buffer* levels = nullptr);
+    // A histogram plan of this Context's device on its queue, waited for (the barrier before it included).
+    void run(const HistogramPlan& plan);
+    // Host arrays. T: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, vkc::half or float.
+    // `bins` even bins over [lower, upper) of one channel.
+    template <class T>
+    std::vector<uint32_t> histogram_even(std::span<const T> samples, uint32_t bins, double lower, double upper) {
+        HistogramOptions o;
+        o.channel[0] = {bins, lower, upper};
+        return histogram(samples, o);
+    }
+    // Bins between levels (levels.size() - 1 bins, levels ascending) of one channel.
+    template <class T>
+    std::vector<uint32_t> histogram_range(std::span<const T> samples, std::span<const T> levels) {
+        HistogramOptions o;
+        o.binning = Binning::range;
+        o.channel[0].bins = levels.empty() ? 0 : uint32_t(levels.size() - 1);
+        std::vector<double> as_numbers;
+        for (const T& level : levels) as_numbers.push_back(double(float_or_integer(level)));
+        return histogram(samples, o, as_numbers);
+    }
+    // Any options: samples.size() / options.channels pixels; levels (Binning::range): each active
+    // channel's bins + 1 boundaries, one channel after another. The active channels' histograms, one
+    // after another.
+    template <class T>
+    std::vector<uint32_t> histogram(std::span<const T> samples, const HistogramOptions& options,
+                                    std::span<const double> levels = {}) {
+        return histogram_host(samples.data(), samples.size(), host_type<T>(), options, levels);
+    }
+    std::vector<uint32_t> histogram_host(const void* samples, uint64_t sample_count, Type sample,
+                                         const HistogramOptions&, std::span<const double> levels);
+
     // The Vulkan objects, for engines that record plans on this Context's device (an adopted
     // device's own handles where ContextOptions::adopt was given).
     VkInstance vk_instance() const;
@@ -347,6 +388,11 @@ public:
     }
 
 private:
+    template <class T>
+    static auto float_or_integer(const T& v) {
+        if constexpr (std::is_same_v<T, half>) return float(v);
+        else return v;
+    }
     template <class T>
     std::vector<T> select_into(std::span<const T> items, const uint32_t* flags, const SelectOptions& options) {
         std::vector<T> out(items.size());

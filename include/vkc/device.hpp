@@ -24,6 +24,7 @@
 
 #include "vkc/device_scan.hpp"
 #include "vkc/modules.hpp"
+#include "vkc/histogram.hpp"
 #include "vkc/select.hpp"
 #include "vkc/sort.hpp"
 #include "vkc/types.hpp"
@@ -213,6 +214,21 @@ public:
     // the scratch for count.max_count.
     SelectPlan plan_select(Type item, const IndirectCount& count, const SelectRanges& ranges,
                            const SelectOptions& = {});
+
+    // ---- Device-wide histograms (include/vkc/histogram.hpp) ----
+    // Samples u8, i8, u16, i16, u32, i32, f16, f32; pixels x channels up to histogram_max_samples, 0
+    // included (the counts are still zeroed unless accumulating). Throws Error naming what is wrong.
+
+    // Scratch bytes a histogram needs (histogram_scratch_bytes_needed; the arguments are checked).
+    uint64_t histogram_scratch_bytes(Type sample, uint64_t pixels, const HistogramOptions& = {}) const;
+    // Counts ranges.samples' pixels into ranges.histogram by the options' bins. Ranges must not overlap
+    // the histogram or the scratch.
+    HistogramPlan plan_histogram(Type sample, uint64_t pixels, const HistogramRanges& ranges,
+                                 const HistogramOptions& = {});
+    // With the pixel count read on the device when the plan executes (IndirectCount): size the samples'
+    // range for count.max_count.
+    HistogramPlan plan_histogram(Type sample, const IndirectCount& pixels, const HistogramRanges& ranges,
+                                 const HistogramOptions& = {});
 
     // The pipeline cache pipelines are created through (DeviceCreateInfo::pipeline_cache, or the
     // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself.

@@ -90,6 +90,17 @@ uint64_t Device::select_scratch_bytes(Type item, uint64_t count, const SelectOpt
 SelectPlan Device::plan_select(Type item, uint64_t count, const SelectRanges& ranges, const SelectOptions& o) {
     return state_->make_select_plan(item, count, ranges, o);
 }
+uint64_t Device::histogram_scratch_bytes(Type sample, uint64_t pixels, const HistogramOptions& o) const {
+    return state_->histogram_scratch_bytes(sample, pixels, o);
+}
+HistogramPlan Device::plan_histogram(Type sample, uint64_t pixels, const HistogramRanges& ranges,
+                                     const HistogramOptions& o) {
+    return state_->make_histogram_plan(sample, pixels, ranges, o);
+}
+HistogramPlan Device::plan_histogram(Type sample, const IndirectCount& pixels, const HistogramRanges& ranges,
+                                     const HistogramOptions& o) {
+    return state_->make_histogram_plan(sample, pixels.max_count, ranges, o, &pixels);
+}
 SelectPlan Device::plan_select(Type item, const IndirectCount& count, const SelectRanges& ranges,
                                const SelectOptions& o) {
     return state_->make_select_plan(item, count.max_count, ranges, o, &count);

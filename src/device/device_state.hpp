@@ -88,6 +88,10 @@ struct DeviceState {
     uint64_t select_scratch_bytes(Type item, uint64_t count, const SelectOptions&) const;
     SelectPlan make_select_plan(Type item, uint64_t count, const SelectRanges& ranges, const SelectOptions&,
                                 const IndirectCount* indirect = nullptr);
+    // Device-wide histograms (src/histogram/); indirect: the count is read on the device, pixels is its bound.
+    uint64_t histogram_scratch_bytes(Type sample, uint64_t pixels, const HistogramOptions&) const;
+    HistogramPlan make_histogram_plan(Type sample, uint64_t pixels, const HistogramRanges& ranges,
+                                      const HistogramOptions&, const IndirectCount* indirect = nullptr);
     // Whether float add and mul modules of this bit width are created with DenormPreserve.
     bool keeps_denormals(uint32_t width) const;
 

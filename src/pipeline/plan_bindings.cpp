@@ -70,6 +70,12 @@ CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_align
     return {{count.count_buffer, base, at + 4 - base}, uint32_t((at - base) / 4)};
 }
 
+WordBinding word_binding(const BufferRange& range, uint64_t bytes, uint64_t min_offset_alignment) {
+    CountBinding b = count_binding(IndirectCount{range.buffer, range.offset, 0}, min_offset_alignment);
+    b.info.range = range.offset + bytes - b.info.offset;
+    return {b.info, b.word};
+}
+
 void allocate_sets(const DeviceTable& vk, VkDevice device, const VkAllocationCallbacks* allocator,
                    VkDescriptorSetLayout layout, uint32_t sets, VkDescriptorPool& pool, VkDescriptorSet* out) {
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, module_max_bindings * sets};

@@ -39,6 +39,14 @@ struct CountBinding {
     uint32_t word = 0;
 };
 CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_alignment);
+// A range of `bytes` bound from the offset at or before it that the device's alignment allows, and its
+// first word in that binding (at most 63: the alignment is at most 256 bytes), for ranges a kernel
+// takes at any multiple of 4 bytes.
+struct WordBinding {
+    VkDescriptorBufferInfo info{};
+    uint32_t word = 0;
+};
+WordBinding word_binding(const BufferRange& range, uint64_t bytes, uint64_t min_offset_alignment);
 
 // A descriptor pool for `sets` sets of the shared layout (module_max_bindings storage buffers each:
 // a pool counts the layout's descriptors, not the ones a plan writes), and the sets, allocated into `out`.

@@ -22,19 +22,6 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint32_t order_of(Type item) {
     return item == Type::i32 || item == Type::i64 ? 1u : item == Type::f32 || item == Type::f64 ? 2u : 0u;
 }
-
-// A range bound from the offset at or before it that the device's alignment allows, and its first
-// word in that binding (at most 63: the alignment is at most 256 bytes).
-struct WordBinding {
-    VkDescriptorBufferInfo info{};
-    uint32_t word = 0;
-};
-WordBinding word_binding(const BufferRange& r, uint64_t bytes, uint64_t min_offset_alignment) {
-    IndirectCount at{r.buffer, r.offset, 0};
-    CountBinding b = count_binding(at, min_offset_alignment);
-    b.info.range = r.offset + bytes - b.info.offset;
-    return {b.info, b.word};
-}
 } // namespace
 
 SelectPlan::SelectPlan() = default;

@@ -1,0 +1,147 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// vkcollectives: device-wide histograms (vkc::HistogramPlan, Context::histogram) in one dispatch.
+// Work-groups stride over tiles of 32-bit sample words; each counts its tiles' samples in shared
+// memory (vkc/block_histogram.glsl) and adds its counts to the output once at the end. Where the
+// bins of all active channels pass the shared capacity, samples count with device atomics directly.
+//
+// Bindings: 0 the samples (interleaved channels, read as words), 1 the histogram (each active
+// channel's bins, one after another), 2 the scratch (the bins' parameters, vkc/contract.h's
+// VKC_HISTOGRAM_*), 3 an IndirectCount's buffer, 4 the levels (32-bit keys' sources, Binning::range).
+#include "vkc/contract.h"
+#include "vkc/common.glsl"
+
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
+// Every choice a plan makes is compiled in (vkc/contract.h's VKC_HISTOGRAM_* shifts).
+layout(constant_id = VKC_SPEC_KERNEL) const uint histogram_shape = 1u | (1u << VKC_HISTOGRAM_CHANNELS_SHIFT) |
+                                                                    (1u << VKC_HISTOGRAM_ACTIVE_SHIFT);
+const uint sample_bytes = histogram_shape & 7u;
+const uint sample_kind = (histogram_shape >> VKC_HISTOGRAM_KIND_SHIFT) & 3u;
+const uint binning = (histogram_shape >> VKC_HISTOGRAM_BINNING_SHIFT) & 1u;
+const uint channels = (histogram_shape >> VKC_HISTOGRAM_CHANNELS_SHIFT) & 7u;
+const uint active_channels = (histogram_shape >> VKC_HISTOGRAM_ACTIVE_SHIFT) & 7u;
+const bool device_atomics = (histogram_shape & VKC_HISTOGRAM_DEVICE_ATOMICS_BIT) != 0u;
+const bool narrow = (histogram_shape & VKC_HISTOGRAM_NARROW_BIT) != 0u;
+const uint KIND_UINT = 0u, KIND_INT = 1u, KIND_FLOAT = 2u, KIND_HALF = 3u;
+
+layout(set = 0, binding = 0, std430) readonly buffer Samples { uint sample_words[]; };
+layout(set = 0, binding = 1, std430) buffer Histogram { uint histogram_out[]; };
+layout(set = 0, binding = 2, std430) readonly buffer Scratch { uint bin_words[]; };
+layout(set = 0, binding = 3, std430) readonly buffer IndirectCount { uint indirect_count_words[]; };
+layout(set = 0, binding = 4, std430) readonly buffer Levels { uint level_words[]; };
+
+layout(push_constant, std430) uniform Params {
+    uint pixels;     // with FLAG_COUNT_ON_DEVICE: at most this many
+    uint flags;
+    uint total_bins; // over all active channels
+    uint unused[5];
+} params;
+
+const uint SIZE = VKC_HISTOGRAM_WORKGROUP_SIZE;
+const uint TILE_WORDS = VKC_HISTOGRAM_WORKGROUP_SIZE * VKC_HISTOGRAM_WORDS;
+const uint PER_WORD = 4u / sample_bytes;
+
+// The levels' keys: binding 4 from the levels' first word, at the channel's first level.
+uint level_key(uint index);
+uint range_first_level;
+#define VKC_HISTOGRAM_LEVEL_KEY(i) level_key(range_first_level + (i))
+#define VKC_HISTOGRAM_CAPACITY 4096
+#include "vkc/block_histogram.glsl"
+uint level_key(uint index) {
+    uint w = level_words[((params.flags >> VKC_HISTOGRAM_LEVEL_WORD_SHIFT) & 63u) + index];
+    if (sample_kind == KIND_INT) return vkc_histogram_key_int(int(w));
+    if (sample_kind >= KIND_FLOAT) return vkc_histogram_key_float(uintBitsToFloat(w));
+    return w;
+}
+
+uint samples_in() {
+    uint pixels = params.pixels;
+    if ((params.flags & VKC_HISTOGRAM_FLAG_COUNT_ON_DEVICE) != 0u) {
+        pixels = min(indirect_count_words[params.flags >> VKC_DEVICE_COUNT_WORD_SHIFT], pixels);
+    }
+    return pixels * channels; // at most 2^32 - 1 (the plan's check)
+}
+
+// Channel c's parameters, read once into registers.
+struct Channel {
+    uint bins, lower, upper, first_bin, first_level, span;
+    float scale;
+};
+Channel channel_at(uint c) {
+    const uint at = c * VKC_HISTOGRAM_CHANNEL_WORDS;
+    return Channel(bin_words[at], bin_words[at + 1u], bin_words[at + 2u], bin_words[at + 4u], bin_words[at + 5u],
+                   bin_words[at + 6u], uintBitsToFloat(bin_words[at + 3u]));
+}
+
+// Sample j of a word, as its kind's key (floats also as a float, for even bins).
+uint sample_key(uint word, uint j, out float value) {
+    value = 0.0;
+    if (sample_kind == KIND_HALF) {
+        value = unpackHalf2x16(word)[j];
+        return vkc_histogram_key_float(value);
+    }
+    if (sample_kind == KIND_FLOAT) {
+        value = uintBitsToFloat(word);
+        return vkc_histogram_key_float(value);
+    }
+    const int bits = int(sample_bytes) * 8;
+    if (sample_kind == KIND_INT) return vkc_histogram_key_int(bitfieldExtract(int(word), int(j) * bits, bits));
+    return bitfieldExtract(word, int(j) * bits, bits);
+}
+
+uint bin_of(Channel ch, uint key, float value) {
+    if (binning == 1u) {
+        range_first_level = ch.first_level;
+        return vkc_histogram_range(key, ch.bins);
+    }
+    if (sample_kind >= KIND_FLOAT) {
+        return vkc_histogram_even_float(value, uintBitsToFloat(ch.lower), uintBitsToFloat(ch.upper), ch.scale, ch.bins);
+    }
+    if (narrow) {
+        uint d = key - ch.lower;
+        return key < ch.lower || d > ch.span ? VKC_HISTOGRAM_NO_BIN : d * ch.bins / (ch.span + 1u);
+    }
+    return vkc_histogram_even_integer(key, ch.lower, ch.span, ch.bins, ch.scale);
+}
+
+void count_sample(uint bin, uint first_bin) {
+    if (bin == VKC_HISTOGRAM_NO_BIN) return;
+    if (device_atomics) {
+        atomicAdd(histogram_out[((params.flags >> VKC_HISTOGRAM_OUT_WORD_SHIFT) & 63u) + first_bin + bin], 1u);
+    } else {
+        vkc_block_histogram_count(first_bin + bin);
+    }
+}
+
+void main() {
+    const uint t = gl_LocalInvocationIndex;
+    const uint total = samples_in();
+    const uint words = total / PER_WORD + (total % PER_WORD != 0u ? 1u : 0u); // holding samples
+    if (!device_atomics) vkc_block_histogram_clear(params.total_bins);
+    Channel ch[4];
+    for (uint c = 0u; c < active_channels; ++c) ch[c] = channel_at(c);
+    const uint tiles = (words + TILE_WORDS - 1u) / TILE_WORDS;
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint w[VKC_HISTOGRAM_WORDS];
+        [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) {
+            uint at = tile * TILE_WORDS + i * SIZE + t;
+            w[i] = at < words ? sample_words[at] : 0u;
+        }
+        [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) {
+            uint at = tile * TILE_WORDS + i * SIZE + t;
+            [[unroll]] for (uint j = 0u; j < PER_WORD; ++j) {
+                uint s = at * PER_WORD + j; // the sample's index; past `words` every s is past total
+                if (at >= words || s >= total) continue;
+                uint c = s % channels;
+                if (c >= active_channels) continue;
+                float value;
+                uint key = sample_key(w[i], j, value);
+                count_sample(bin_of(ch[c], key, value), ch[c].first_bin);
+            }
+        }
+    }
+    if (!device_atomics) {
+        VKC_BLOCK_HISTOGRAM_FLUSH(histogram_out, (params.flags >> VKC_HISTOGRAM_OUT_WORD_SHIFT) & 63u, params.total_bins)
+    }
+}
