@@ -112,6 +112,11 @@ TEST_CASE("histogram: integer bins exactly, narrow and wide, up to the type's wh
     check_histogram(Type::u16, SamplePattern::random, 4000, even(3, 5, 65536));
     check_histogram(Type::i8, SamplePattern::random, 4000, even(1000, -128, 128));
     check_histogram(Type::u8, SamplePattern::random, 4000, even(1, 0, 1));
+    // bins a power of two values wide: a shift, up to 2^24 values a bin
+    check_histogram(Type::u16, SamplePattern::random, 4000, even(1024, 0, 65536));
+    check_histogram(Type::i32, SamplePattern::edges, 4000, even(256, -2147483648.0, 2147483648.0));
+    check_histogram(Type::u32, SamplePattern::edges, 4000, even(16, 16, 16 + 16 * 8));
+    check_histogram(Type::i16, SamplePattern::edges, 4000, even(100, 100, 200));
     // range bins over the whole 32-bit range
     check_histogram(Type::i32, SamplePattern::random, 4000, ranged(50, -2147483648.0, 2147483647.0));
 }

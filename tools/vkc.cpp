@@ -2,6 +2,7 @@
 // one device against the CPU reference and exits non-zero on any failure.
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -13,6 +14,7 @@
 
 #include "arguments.hpp"
 #include "bench.hpp"
+#include "verify/histogram.hpp"
 #include "verify/select.hpp"
 #include "verify/sort.hpp"
 #include "verify/verify.hpp"
@@ -117,7 +119,13 @@ int selftest(int argc, char** argv) {
         std::vector<vkc::verify::DeviceCase> device_cases; // device-wide rows (base.collective device_scan)
         std::vector<vkc::verify::SortCase> sort_cases;     // sort rows (base.collective radix_sort)
         std::vector<vkc::verify::SelectCase> select_cases; // select rows (base.collective select)
+        std::vector<vkc::verify::HistogramCase> histogram_cases; // histogram rows (base.collective histogram)
         std::string label() const {
+            if (base.collective == Collective::histogram) {
+                const vkc::verify::HistogramCase& h = histogram_cases.front();
+                return std::string("device histogram ") + std::string(vkc::name(h.sample)) +
+                       (h.options.binning == vkc::Binning::even ? " even" : " range") + " -";
+            }
             if (base.collective == Collective::select) {
                 const vkc::verify::SelectCase& s = select_cases.front();
                 const char* by = s.options.by == vkc::Selection::flagged     ? "flagged"
@@ -318,6 +326,43 @@ int selftest(int argc, char** argv) {
         }
     }
 
+    // Device-wide histograms: each sample type with even and range bins, at counts 0, 1, a tile +- 1,
+    // many tiles and (not quick) a thousand; channels, device atomics and edge samples in rotation.
+    {
+        auto histogram_row = [&](vkc::Type sample, vkc::Binning binning) {
+            Row row{{Collective::histogram, vkc::Type::u32, vkc::Op::add}, {}, {}, {}, {}, {}};
+            const uint64_t tile = 2048 * (4 / vkc::size_of(sample)); // samples a work-group's tile holds
+            const bool is_float = sample == vkc::Type::f16 || sample == vkc::Type::f32;
+            const bool is_signed = sample == vkc::Type::i8 || sample == vkc::Type::i16 || sample == vkc::Type::i32;
+            const double top = std::ldexp(1.0, int(vkc::size_of(sample)) * 8 - (is_signed ? 1 : 0));
+            int k = 0;
+            for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {
+                if (quick && n > 100 * tile) continue;
+                vkc::verify::HistogramCase c;
+                c.sample = sample;
+                c.pixels = n;
+                c.options.binning = binning;
+                c.options.channels = uint32_t(k % 4) + 1;
+                c.options.active_channels = std::max(1, k % 4);
+                for (uint32_t ch = 0; ch < 4; ++ch) {
+                    c.options.channel[ch] = {binning == vkc::Binning::even ? 250 + ch : 100 + ch,
+                                             is_float ? -2.0 : is_signed ? -top : 0.0, is_float ? 2.0 : top};
+                }
+                c.options.test.force_device_atomics = k % 3 == 2;
+                c.pattern = k % 2 ? vkc::verify::SamplePattern::edges : vkc::verify::SamplePattern::in_bins;
+                c.seed = uint64_t(k) + 1;
+                row.histogram_cases.push_back(c);
+                ++k;
+            }
+            rows.push_back(row);
+        };
+        for (vkc::Type sample : {vkc::Type::u8, vkc::Type::i8, vkc::Type::u16, vkc::Type::i16, vkc::Type::u32,
+                                 vkc::Type::i32, vkc::Type::f16, vkc::Type::f32}) {
+            histogram_row(sample, vkc::Binning::even);
+            histogram_row(sample, vkc::Binning::range);
+        }
+    }
+
     // A build made with VKC_TYPES / VKC_OPS / VKC_KERNELS lacks some modules: their rows are left out.
     size_t all_rows = rows.size();
     std::erase_if(rows, [](const Row& row) {
@@ -352,6 +397,9 @@ int selftest(int argc, char** argv) {
         }
         for (const vkc::verify::SelectCase& c : rows[r].select_cases) {
             runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_select_case(ctx, c); });
+        }
+        for (const vkc::verify::HistogramCase& c : rows[r].histogram_cases) {
+            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_histogram_case(ctx, c); });
         }
         for (auto& [case_label, run] : runs) {
             vkc::verify::Outcome o = run();
@@ -400,6 +448,9 @@ int selftest(int argc, char** argv) {
     std::printf("\ndevice selects: the same counts (tiles of %u items); forced fallback and alternating flags in "
                 "rotation",
                 vkc::select_tile_items);
+    std::printf("\ndevice histograms: counts 0, 1, a tile +- 1 and 37 tiles + 5%s; 1 to 4 channels, device "
+                "atomics and edge samples in rotation",
+                quick ? "" : ", 1000 tiles + 3");
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }

@@ -23,6 +23,7 @@ const uint channels = (histogram_shape >> VKC_HISTOGRAM_CHANNELS_SHIFT) & 7u;
 const uint active_channels = (histogram_shape >> VKC_HISTOGRAM_ACTIVE_SHIFT) & 7u;
 const bool device_atomics = (histogram_shape & VKC_HISTOGRAM_DEVICE_ATOMICS_BIT) != 0u;
 const bool narrow = (histogram_shape & VKC_HISTOGRAM_NARROW_BIT) != 0u;
+const bool shifted = (histogram_shape & VKC_HISTOGRAM_SHIFT_BIT) != 0u;
 const uint KIND_UINT = 0u, KIND_INT = 1u, KIND_FLOAT = 2u, KIND_HALF = 3u;
 
 layout(set = 0, binding = 0, std430) readonly buffer Samples { uint sample_words[]; };
@@ -65,13 +66,13 @@ uint samples_in() {
 
 // Channel c's parameters, read once into registers.
 struct Channel {
-    uint bins, lower, upper, first_bin, first_level, span;
+    uint bins, lower, upper, first_bin, first_level, span, shift;
     float scale;
 };
 Channel channel_at(uint c) {
     const uint at = c * VKC_HISTOGRAM_CHANNEL_WORDS;
     return Channel(bin_words[at], bin_words[at + 1u], bin_words[at + 2u], bin_words[at + 4u], bin_words[at + 5u],
-                   bin_words[at + 6u], uintBitsToFloat(bin_words[at + 3u]));
+                   bin_words[at + 6u], bin_words[at + 7u], uintBitsToFloat(bin_words[at + 3u]));
 }
 
 // Sample j of a word, as its kind's key (floats also as a float, for even bins).
@@ -98,6 +99,10 @@ uint bin_of(Channel ch, uint key, float value) {
     if (sample_kind >= KIND_FLOAT) {
         return vkc_histogram_even_float(value, uintBitsToFloat(ch.lower), uintBitsToFloat(ch.upper), ch.scale, ch.bins);
     }
+    if (shifted) { // bins a power of two values wide: the division is a shift
+        uint d = key - ch.lower;
+        return key < ch.lower || d > ch.span ? VKC_HISTOGRAM_NO_BIN : d >> ch.shift;
+    }
     if (narrow) {
         uint d = key - ch.lower;
         return key < ch.lower || d > ch.span ? VKC_HISTOGRAM_NO_BIN : d * ch.bins / (ch.span + 1u);
@@ -105,12 +110,40 @@ uint bin_of(Channel ch, uint key, float value) {
     return vkc_histogram_even_integer(key, ch.lower, ch.span, ch.bins, ch.scale);
 }
 
-void count_sample(uint bin, uint first_bin) {
+// A sample's bin among all active channels' (their first bins added), or VKC_HISTOGRAM_NO_BIN.
+uint channel_bin(Channel ch, uint key, float value) {
+    uint bin = bin_of(ch, key, value);
+    return bin == VKC_HISTOGRAM_NO_BIN ? bin : ch.first_bin + bin;
+}
+
+void count_at(uint bin) {
     if (bin == VKC_HISTOGRAM_NO_BIN) return;
     if (device_atomics) {
-        atomicAdd(histogram_out[((params.flags >> VKC_HISTOGRAM_OUT_WORD_SHIFT) & 63u) + first_bin + bin], 1u);
+        atomicAdd(histogram_out[((params.flags >> VKC_HISTOGRAM_OUT_WORD_SHIFT) & 63u) + bin], 1u);
     } else {
-        vkc_block_histogram_count(first_bin + bin);
+        vkc_block_histogram_count(bin);
+    }
+}
+
+// 8-bit samples: every value's bin, a table a channel made once a work-group, so that a sample costs
+// a shared load instead of the binning's arithmetic.
+shared uint byte_bins[4 * 256];
+Channel channel_of[4];
+
+// The samples of word `at`; `whole`: all of them are below the count.
+void count_word(uint word, uint at, bool whole, uint total) {
+    [[unroll]] for (uint j = 0u; j < PER_WORD; ++j) {
+        uint s = at * PER_WORD + j; // the sample's index
+        if (!whole && s >= total) continue;
+        uint c = s % channels;
+        if (c >= active_channels) continue;
+        if (sample_bytes == 1u) {
+            count_at(byte_bins[c * 256u + bitfieldExtract(word, int(j) * 8, 8)]);
+        } else {
+            float value;
+            uint key = sample_key(word, j, value);
+            count_at(channel_bin(channel_of[c], key, value));
+        }
     }
 }
 
@@ -118,26 +151,32 @@ void main() {
     const uint t = gl_LocalInvocationIndex;
     const uint total = samples_in();
     const uint words = total / PER_WORD + (total % PER_WORD != 0u ? 1u : 0u); // holding samples
-    if (!device_atomics) vkc_block_histogram_clear(params.total_bins);
-    Channel ch[4];
-    for (uint c = 0u; c < active_channels; ++c) ch[c] = channel_at(c);
+    for (uint c = 0u; c < active_channels; ++c) channel_of[c] = channel_at(c);
+    if (sample_bytes == 1u) {
+        for (uint c = 0u; c < active_channels; ++c) {
+            for (uint v = t; v < 256u; v += SIZE) {
+                uint key = sample_kind == KIND_INT ? vkc_histogram_key_int(bitfieldExtract(int(v), 0, 8)) : v;
+                byte_bins[c * 256u + v] = channel_bin(channel_of[c], key, 0.0);
+            }
+        }
+    }
+    if (!device_atomics) vkc_block_histogram_clear(params.total_bins); // its barrier orders the table too
+    else barrier();
     const uint tiles = (words + TILE_WORDS - 1u) / TILE_WORDS;
+    const uint whole_tiles = total / (TILE_WORDS * PER_WORD); // every sample below the count
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
         uint w[VKC_HISTOGRAM_WORDS];
-        [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) {
-            uint at = tile * TILE_WORDS + i * SIZE + t;
-            w[i] = at < words ? sample_words[at] : 0u;
-        }
-        [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) {
-            uint at = tile * TILE_WORDS + i * SIZE + t;
-            [[unroll]] for (uint j = 0u; j < PER_WORD; ++j) {
-                uint s = at * PER_WORD + j; // the sample's index; past `words` every s is past total
-                if (at >= words || s >= total) continue;
-                uint c = s % channels;
-                if (c >= active_channels) continue;
-                float value;
-                uint key = sample_key(w[i], j, value);
-                count_sample(bin_of(ch[c], key, value), ch[c].first_bin);
+        if (tile < whole_tiles) {
+            [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) w[i] = sample_words[tile * TILE_WORDS + i * SIZE + t];
+            [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) count_word(w[i], tile * TILE_WORDS + i * SIZE + t, true, total);
+        } else {
+            [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) {
+                uint at = tile * TILE_WORDS + i * SIZE + t;
+                w[i] = at < words ? sample_words[at] : 0u;
+            }
+            [[unroll]] for (uint i = 0u; i < VKC_HISTOGRAM_WORDS; ++i) {
+                uint at = tile * TILE_WORDS + i * SIZE + t;
+                if (at < words) count_word(w[i], at, false, total);
             }
         }
     }

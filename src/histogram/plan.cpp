@@ -226,7 +226,7 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
     if (pixels == 0) return plan; // record() only zeroes the counts
 
     // The bins' parameters (vkc/contract.h's VKC_HISTOGRAM_CHANNEL_WORDS words a channel).
-    bool narrow = true;
+    bool narrow = true, shifted = true;
     uint32_t first_bin = 0, first_level = 0;
     for (uint32_t c = 0; c < o.active_channels; ++c) {
         const HistogramChannel& ch = o.channel[c];
@@ -250,14 +250,19 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
             // the estimate the kernel's exact division corrects
             words[3] = std::bit_cast<uint32_t>(float(double(ch.bins) / (double(span) + 1)));
             narrow = narrow && span < 0xffffffffull && span * ch.bins <= 0xffffffffull;
+            const uint64_t width = (span + 1) / ch.bins; // values a bin, where all bins are as wide
+            shifted = shifted && (span + 1) % ch.bins == 0 && std::has_single_bit(width);
+            words[7] = shifted ? uint32_t(std::countr_zero(width)) : 0;
         }
     }
+    const bool integer_even = o.binning == Binning::even && !is_float_kind(sample);
     const bool device_atomics = o.test.force_device_atomics || total_bins > histogram_shared_bins;
     const uint32_t shape = uint32_t(size_of(sample)) | kind_of(sample) << VKC_HISTOGRAM_KIND_SHIFT |
                            uint32_t(o.binning) << VKC_HISTOGRAM_BINNING_SHIFT |
                            o.channels << VKC_HISTOGRAM_CHANNELS_SHIFT | o.active_channels << VKC_HISTOGRAM_ACTIVE_SHIFT |
                            (device_atomics ? VKC_HISTOGRAM_DEVICE_ATOMICS_BIT : 0u) |
-                           (o.binning == Binning::even && !is_float_kind(sample) && narrow ? VKC_HISTOGRAM_NARROW_BIT : 0u);
+                           (integer_even && narrow ? VKC_HISTOGRAM_NARROW_BIT : 0u) |
+                           (integer_even && shifted ? VKC_HISTOGRAM_SHIFT_BIT : 0u);
     st.pipeline = pipelines.pipeline(m, {VKC_HISTOGRAM_WORKGROUP_SIZE}, false, 0, false, shape);
     st.scratch = {r.scratch.buffer, r.scratch.offset, histogram_scratch_bytes_needed};
 

@@ -140,13 +140,15 @@
 #define VKC_HISTOGRAM_SHARED_BINS 4096u // bins over all active channels counted in shared memory
 // VKC_SPEC_KERNEL: bytes of a sample (1, 2 or 4) | its kind << 4 (0 uint, 1 int, 2 float, 3 half)
 // | the binning << 8 (0 even, 1 range) | channels << 12 | active channels << 16 | device atomics
-// << 20 | narrow << 21 (every even integer channel's (upper - lower - 1) x bins fits 32 bits)
+// << 20 | narrow << 21 (every even integer channel's (upper - lower - 1) x bins fits 32 bits) |
+// shift << 22 (every even integer channel's bins are a power of two values wide)
 #define VKC_HISTOGRAM_KIND_SHIFT 4u
 #define VKC_HISTOGRAM_BINNING_SHIFT 8u
 #define VKC_HISTOGRAM_CHANNELS_SHIFT 12u
 #define VKC_HISTOGRAM_ACTIVE_SHIFT 16u
 #define VKC_HISTOGRAM_DEVICE_ATOMICS_BIT 0x100000u
 #define VKC_HISTOGRAM_NARROW_BIT 0x200000u
+#define VKC_HISTOGRAM_SHIFT_BIT 0x400000u
 // Push-constant flags: the count read on the device, the histogram's and the levels' first words in
 // their bindings (each at most 63), and an IndirectCount's word in bits 24-31.
 #define VKC_HISTOGRAM_FLAG_COUNT_ON_DEVICE 0x1u
@@ -155,7 +157,8 @@
 // Scratch: VKC_HISTOGRAM_CHANNEL_WORDS words a channel, written by the plan at record time: bins,
 // lower (the sample kind's bits, as a float for halves), upper, scale (float: bins / (upper -
 // lower); integers: that as a float, the estimate the exact division corrects), the channel's
-// first bin, its first level, and span (integers: upper - lower - 1).
+// first bin, its first level, span (integers: upper - lower - 1) and shift (integers: log2 of a
+// bin's width, where that is a power of two).
 #define VKC_HISTOGRAM_CHANNEL_WORDS 8u
 #define VKC_HISTOGRAM_SCRATCH_WORDS 32u
 
