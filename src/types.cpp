@@ -171,8 +171,8 @@ size_t shared_memory_bytes(const ModuleInfo& m) {
     case Collective::select: // the tile's bit mask, 256 counts, the scan scratch, the look-back's
                              // window flags, cut slots and recheck words, and the ticket
         return (4096 / 32 + 256 + (256 + 33) + 2 * 256 + 3 + 2 + 1) * sizeof(uint32_t);
-    case Collective::histogram: // the shared counts, and the bins of 8-bit values (256 a channel)
-        return (VKC_HISTOGRAM_SHARED_BINS + 4 * 256) * sizeof(uint32_t);
+    case Collective::histogram: // the shared counts, and the bins of 8-bit values or the levels' keys
+        return (VKC_HISTOGRAM_SHARED_BINS + VKC_HISTOGRAM_LOOKUP_WORDS) * sizeof(uint32_t);
     default: // the scan scratch: capacity + raking lanes (32) + 1, and for block scans a prefix slot
         return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type) +
                (is_block(m.collective) ? block_stage_bytes + block_stage_bytes / 32 + size_of(m.type) : 0);

@@ -24,6 +24,9 @@ const uint active_channels = (histogram_shape >> VKC_HISTOGRAM_ACTIVE_SHIFT) & 7
 const bool device_atomics = (histogram_shape & VKC_HISTOGRAM_DEVICE_ATOMICS_BIT) != 0u;
 const bool narrow = (histogram_shape & VKC_HISTOGRAM_NARROW_BIT) != 0u;
 const bool shifted = (histogram_shape & VKC_HISTOGRAM_SHIFT_BIT) != 0u;
+const uint copies = 1u << ((histogram_shape >> VKC_HISTOGRAM_COPIES_SHIFT) & 7u);
+const bool staged_levels = (histogram_shape & VKC_HISTOGRAM_STAGED_LEVELS_BIT) != 0u;
+const bool byte_table = (histogram_shape & VKC_HISTOGRAM_BYTE_TABLE_BIT) != 0u;
 const uint KIND_UINT = 0u, KIND_INT = 1u, KIND_FLOAT = 2u, KIND_HALF = 3u;
 
 layout(set = 0, binding = 0, std430) readonly buffer Samples { uint sample_words[]; };
@@ -35,26 +38,33 @@ layout(set = 0, binding = 4, std430) readonly buffer Levels { uint level_words[]
 layout(push_constant, std430) uniform Params {
     uint pixels;     // with FLAG_COUNT_ON_DEVICE: at most this many
     uint flags;
-    uint total_bins; // over all active channels
-    uint unused[5];
+    uint total_bins;   // over all active channels
+    uint total_levels; // Binning::range: over all active channels
+    uint unused[4];
 } params;
 
 const uint SIZE = VKC_HISTOGRAM_WORKGROUP_SIZE;
 const uint TILE_WORDS = VKC_HISTOGRAM_WORKGROUP_SIZE * VKC_HISTOGRAM_WORDS;
 const uint PER_WORD = 4u / sample_bytes;
 
-// The levels' keys: binding 4 from the levels' first word, at the channel's first level.
+// With byte_table, every 8-bit value's bin (256 a channel), made once a work-group, so that a sample
+// costs a shared load instead of the binning's arithmetic; with staged_levels, the levels' keys.
+shared uint lookup[VKC_HISTOGRAM_LOOKUP_WORDS];
+
+// The levels' keys: binding 4 from the levels' first word (or their stage), at the channel's first level.
 uint level_key(uint index);
 uint range_first_level;
 #define VKC_HISTOGRAM_LEVEL_KEY(i) level_key(range_first_level + (i))
 #define VKC_HISTOGRAM_CAPACITY 4096
+#define VKC_HISTOGRAM_COPIES copies
 #include "vkc/block_histogram.glsl"
-uint level_key(uint index) {
+uint stored_level_key(uint index) {
     uint w = level_words[((params.flags >> VKC_HISTOGRAM_LEVEL_WORD_SHIFT) & 63u) + index];
     if (sample_kind == KIND_INT) return vkc_histogram_key_int(int(w));
     if (sample_kind >= KIND_FLOAT) return vkc_histogram_key_float(uintBitsToFloat(w));
     return w;
 }
+uint level_key(uint index) { return staged_levels ? lookup[index] : stored_level_key(index); }
 
 uint samples_in() {
     uint pixels = params.pixels;
@@ -125,9 +135,6 @@ void count_at(uint bin) {
     }
 }
 
-// 8-bit samples: every value's bin, a table a channel made once a work-group, so that a sample costs
-// a shared load instead of the binning's arithmetic.
-shared uint byte_bins[4 * 256];
 Channel channel_of[4];
 
 // The samples of word `at`; `whole`: all of them are below the count.
@@ -137,8 +144,8 @@ void count_word(uint word, uint at, bool whole, uint total) {
         if (!whole && s >= total) continue;
         uint c = s % channels;
         if (c >= active_channels) continue;
-        if (sample_bytes == 1u) {
-            count_at(byte_bins[c * 256u + bitfieldExtract(word, int(j) * 8, 8)]);
+        if (byte_table) {
+            count_at(lookup[c * 256u + bitfieldExtract(word, int(j) * 8, 8)]);
         } else {
             float value;
             uint key = sample_key(word, j, value);
@@ -152,15 +159,18 @@ void main() {
     const uint total = samples_in();
     const uint words = total / PER_WORD + (total % PER_WORD != 0u ? 1u : 0u); // holding samples
     for (uint c = 0u; c < active_channels; ++c) channel_of[c] = channel_at(c);
-    if (sample_bytes == 1u) {
+    if (byte_table) { // (the levels are not staged: the table holds their bins)
         for (uint c = 0u; c < active_channels; ++c) {
             for (uint v = t; v < 256u; v += SIZE) {
                 uint key = sample_kind == KIND_INT ? vkc_histogram_key_int(bitfieldExtract(int(v), 0, 8)) : v;
-                byte_bins[c * 256u + v] = channel_bin(channel_of[c], key, 0.0);
+                lookup[c * 256u + v] = channel_bin(channel_of[c], key, 0.0);
             }
         }
     }
-    if (!device_atomics) vkc_block_histogram_clear(params.total_bins); // its barrier orders the table too
+    if (staged_levels) {
+        for (uint i = t; i < params.total_levels; i += SIZE) lookup[i] = stored_level_key(i);
+    }
+    if (!device_atomics) vkc_block_histogram_clear(params.total_bins); // its barrier orders the lookup too
     else barrier();
     const uint tiles = (words + TILE_WORDS - 1u) / TILE_WORDS;
     const uint whole_tiles = total / (TILE_WORDS * PER_WORD); // every sample below the count

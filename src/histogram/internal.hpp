@@ -27,8 +27,8 @@ uint32_t histogram_level_word(Type sample, double level, const char* what);
 
 // Push constants of shaders/kernels/histogram.comp (its Params block), 32 bytes like every module's.
 struct HistogramParams {
-    uint32_t pixels, flags, total_bins;
-    uint32_t unused[5];
+    uint32_t pixels, flags, total_bins, total_levels;
+    uint32_t unused[4];
 };
 static_assert(sizeof(HistogramParams) == module_push_constant_bytes);
 static_assert(histogram_shared_bins == VKC_HISTOGRAM_SHARED_BINS);

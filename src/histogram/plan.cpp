@@ -257,12 +257,21 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
     }
     const bool integer_even = o.binning == Binning::even && !is_float_kind(sample);
     const bool device_atomics = o.test.force_device_atomics || total_bins > histogram_shared_bins;
+    // Copies of the shared counts, as many as fit up to 32 (a subgroup's lanes each their own).
+    uint32_t copies_log2 = 0;
+    while (!device_atomics && copies_log2 < 5 && (total_bins << (copies_log2 + 1)) <= histogram_shared_bins) ++copies_log2;
+    if (o.test.copies_log2 >= 0) copies_log2 = std::min<uint32_t>(copies_log2, uint32_t(o.test.copies_log2));
+    const bool byte_table = size_of(sample) == 1 && !(integer_even && shifted);
+    const bool staged_levels = total_levels && size_of(sample) > 1 && total_levels <= VKC_HISTOGRAM_LOOKUP_WORDS;
     const uint32_t shape = uint32_t(size_of(sample)) | kind_of(sample) << VKC_HISTOGRAM_KIND_SHIFT |
                            uint32_t(o.binning) << VKC_HISTOGRAM_BINNING_SHIFT |
                            o.channels << VKC_HISTOGRAM_CHANNELS_SHIFT | o.active_channels << VKC_HISTOGRAM_ACTIVE_SHIFT |
                            (device_atomics ? VKC_HISTOGRAM_DEVICE_ATOMICS_BIT : 0u) |
                            (integer_even && narrow ? VKC_HISTOGRAM_NARROW_BIT : 0u) |
-                           (integer_even && shifted ? VKC_HISTOGRAM_SHIFT_BIT : 0u);
+                           (integer_even && shifted ? VKC_HISTOGRAM_SHIFT_BIT : 0u) |
+                           copies_log2 << VKC_HISTOGRAM_COPIES_SHIFT |
+                           (staged_levels ? VKC_HISTOGRAM_STAGED_LEVELS_BIT : 0u) |
+                           (byte_table ? VKC_HISTOGRAM_BYTE_TABLE_BIT : 0u);
     st.pipeline = pipelines.pipeline(m, {VKC_HISTOGRAM_WORKGROUP_SIZE}, false, 0, false, shape);
     st.scratch = {r.scratch.buffer, r.scratch.offset, histogram_scratch_bytes_needed};
 
@@ -291,6 +300,7 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
     p.flags = out.word << VKC_HISTOGRAM_OUT_WORD_SHIFT | levels.word << VKC_HISTOGRAM_LEVEL_WORD_SHIFT;
     if (indirect) p.flags |= VKC_HISTOGRAM_FLAG_COUNT_ON_DEVICE | count_word << VKC_DEVICE_COUNT_WORD_SHIFT;
     p.total_bins = total_bins;
+    p.total_levels = total_levels;
     const uint64_t tiles = ceil_div(sample_bytes / 4, uint64_t(VKC_HISTOGRAM_WORKGROUP_SIZE) * VKC_HISTOGRAM_WORDS);
     st.groups = uint32_t(std::min(tiles, o.test.groups ? uint64_t(o.test.groups) : max_groups));
     return plan;
