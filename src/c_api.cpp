@@ -12,13 +12,14 @@
 struct VkcDevice_T {
     vkc::Device device;
 };
-// A scan or reduce plan, a sort plan or a select plan: vkcCmdRecordPlan records whichever it holds.
+// A scan or reduce plan, a sort, select or histogram plan: vkcCmdRecordPlan records whichever it holds.
 struct VkcPlan_T {
-    enum class Kind { scan, sort, select };
+    enum class Kind { scan, sort, select, histogram };
     Kind kind = Kind::scan;
     vkc::ScanPlan plan;
     vkc::SortPlan sort;
     vkc::SelectPlan select;
+    vkc::HistogramPlan histogram;
 };
 
 namespace {
@@ -159,6 +160,25 @@ vkc::SelectOptions select_options_of(const VkcSelectPlanCreateInfo& info) {
 static_assert(uint32_t(vkc::SelectPredicate::Kind::bits_any) == VKC_PREDICATE_BITS_ANY &&
               uint32_t(vkc::KeptCommand::draw_indexed) == VKC_KEPT_COMMAND_DRAW_INDEXED &&
               uint32_t(vkc::Selection::unique) == VKC_SELECTION_UNIQUE);
+
+vkc::HistogramOptions histogram_options_of(const VkcHistogramPlanCreateInfo& info) {
+    const uint32_t known = VKC_HISTOGRAM_ACCUMULATE_BIT;
+    if (info.flags & ~known) {
+        throw vkc::Error("VkcHistogramPlanCreateInfo::flags has unknown bits " + std::to_string(info.flags & ~known));
+    }
+    if (!known_type(uint32_t(info.sampleType))) {
+        throw vkc::Error("VkcHistogramPlanCreateInfo::sampleType " + std::to_string(uint32_t(info.sampleType)) +
+                         " is not a VkcType");
+    }
+    vkc::HistogramOptions o;
+    o.binning = vkc::Binning(info.binning);
+    o.channels = info.channels;
+    o.active_channels = info.activeChannels;
+    for (int c = 0; c < 4; ++c) o.channel[c] = {info.bins[c], info.lower[c], info.upper[c]};
+    o.accumulate = info.flags & VKC_HISTOGRAM_ACCUMULATE_BIT;
+    return o;
+}
+static_assert(uint32_t(vkc::Binning::range) == VKC_BINNING_RANGE);
 
 } // namespace
 
@@ -329,6 +349,40 @@ VkcResult vkcCreateSelectPlan(VkcDevice device, const VkcSelectPlanCreateInfo* i
     });
 }
 
+VkcResult vkcGetHistogramScratchSize(VkcDevice device, const VkcHistogramPlanCreateInfo* info, VkDeviceSize* bytes) {
+    if (!device || !info || !bytes) {
+        return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcGetHistogramScratchSize: device, pCreateInfo or pBytes is NULL");
+    }
+    return guarded([&] {
+        *bytes = device->device.histogram_scratch_bytes(vkc::Type(info->sampleType), info->count,
+                                                         histogram_options_of(*info));
+    });
+}
+
+VkcResult vkcCreateHistogramPlan(VkcDevice device, const VkcHistogramPlanCreateInfo* info, VkcPlan* out) {
+    if (!out) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateHistogramPlan: pPlan is NULL");
+    *out = nullptr;
+    if (!device || !info) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateHistogramPlan: device or pCreateInfo is NULL");
+    return guarded([&] {
+        vkc::HistogramOptions o = histogram_options_of(*info);
+        vkc::HistogramRanges r;
+        r.samples = range(info->samples);
+        r.levels = range(info->levels);
+        r.histogram = range(info->histogram);
+        r.scratch = range(info->scratch);
+        vkc::Type sample = vkc::Type(info->sampleType);
+        vkc::Device& d = device->device;
+        vkc::HistogramPlan plan =
+            info->countBuffer
+                ? d.plan_histogram(sample, vkc::IndirectCount{info->countBuffer, info->countBufferOffset, info->count}, r, o)
+                : d.plan_histogram(sample, info->count, r, o);
+        VkcPlan_T* made = new VkcPlan_T{};
+        made->histogram = std::move(plan);
+        made->kind = VkcPlan_T::Kind::histogram;
+        *out = made;
+    });
+}
+
 uint32_t vkcGetPlanResultInAlternate(VkcPlan plan) {
     return plan && plan->kind == VkcPlan_T::Kind::sort && plan->sort.result_in_alternate();
 }
@@ -340,6 +394,7 @@ VkcResult vkcCmdRecordPlan(VkcPlan plan, VkCommandBuffer cmd) {
         switch (plan->kind) {
         case VkcPlan_T::Kind::sort: plan->sort.record(cmd); break;
         case VkcPlan_T::Kind::select: plan->select.record(cmd); break;
+        case VkcPlan_T::Kind::histogram: plan->histogram.record(cmd); break;
         default: plan->plan.record(cmd); break;
         }
     });
@@ -350,6 +405,7 @@ uint32_t vkcGetPlanDispatchCount(VkcPlan plan) {
     switch (plan->kind) {
     case VkcPlan_T::Kind::sort: return plan->sort.dispatches();
     case VkcPlan_T::Kind::select: return plan->select.dispatches();
+    case VkcPlan_T::Kind::histogram: return plan->histogram.dispatches();
     default: return plan->plan.dispatches();
     }
 }

@@ -54,7 +54,6 @@ struct HistogramChannel {
 struct HistogramTestHooks {
     bool force_device_atomics = false; // count with device atomics even where the bins fit in shared memory
     uint32_t groups = 0; // work-groups to run (0: the library's choice): few, so that each strides over many tiles
-    int32_t copies_log2 = -1; // at most 2^this copies of the shared counts (-1: as many as fit, up to 32)
 };
 
 struct HistogramOptions {

@@ -241,6 +241,36 @@ typedef struct VkcSelectPlanCreateInfo {
     VkcBufferRange scratch;     /* vkcGetSelectScratchSize bytes */
 } VkcSelectPlanCreateInfo;
 
+/* A device-wide histogram (include/vkc/histogram.hpp): the counts of each active channel's bins, one
+ * channel after another, as uint32. Samples outside the bins, and NaNs, count nowhere. */
+typedef enum VkcBinning {
+    VKC_BINNING_EVEN = 0, /* bins[c] bins of equal width over [lower[c], upper[c]) */
+    VKC_BINNING_RANGE = 1 /* bin i counts levels[i] <= x < levels[i + 1] (bins[c] + 1 levels a channel) */
+} VkcBinning;
+typedef enum VkcHistogramFlagBits {
+    VKC_HISTOGRAM_ACCUMULATE_BIT = 0x1 /* add to the counts in the histogram range instead of zeroing them */
+} VkcHistogramFlagBits;
+typedef uint32_t VkcHistogramFlags;
+typedef struct VkcHistogramPlanCreateInfo {
+    VkcType sampleType; /* VKC_TYPE_U8, _I8, _U16, _I16, _U32, _I32, _F16 or _F32 */
+    VkcBinning binning;
+    uint32_t channels;       /* interleaved samples a pixel, 1 to 4 */
+    uint32_t activeChannels; /* the first this many get a histogram, 1 to channels */
+    uint32_t bins[4];        /* each active channel's bins */
+    double lower[4];         /* VKC_BINNING_EVEN: each active channel's [lower, upper), values of sampleType */
+    double upper[4];
+    VkcHistogramFlags flags;
+    /* Pixels, at most (2^32 - 1) / channels. With countBuffer set, the bound: the plan reads a uint32
+     * count from countBuffer at countBufferOffset (a multiple of 4) when it executes, clamped to this. */
+    uint64_t count;
+    VkBuffer countBuffer;
+    VkDeviceSize countBufferOffset;
+    VkcBufferRange samples;   /* count x channels samples, read as 32-bit words (rounded up to 4 bytes) */
+    VkcBufferRange levels;    /* VKC_BINNING_RANGE: 32-bit levels of the sample's kind (uint32, int32, float) */
+    VkcBufferRange histogram; /* the bins' uint32 counts */
+    VkcBufferRange scratch;   /* vkcGetHistogramScratchSize bytes */
+} VkcHistogramPlanCreateInfo;
+
 typedef struct VkcDevice_T* VkcDevice;
 typedef struct VkcPlan_T* VkcPlan;
 
@@ -277,6 +307,12 @@ VKC_C_API VkcResult vkcGetSelectScratchSize(VkcDevice device, const VkcSelectPla
 /* Checks every argument (nothing is recorded on a failure) and makes a select plan. */
 VKC_C_API VkcResult vkcCreateSelectPlan(VkcDevice device, const VkcSelectPlanCreateInfo* pCreateInfo,
                                         VkcPlan* pPlan);
+/* Scratch bytes a histogram needs (its ranges are not read; the bins are checked). */
+VKC_C_API VkcResult vkcGetHistogramScratchSize(VkcDevice device, const VkcHistogramPlanCreateInfo* pCreateInfo,
+                                               VkDeviceSize* pBytes);
+/* Checks every argument (nothing is recorded on a failure) and makes a histogram plan. */
+VKC_C_API VkcResult vkcCreateHistogramPlan(VkcDevice device, const VkcHistogramPlanCreateInfo* pCreateInfo,
+                                           VkcPlan* pPlan);
 /* A sort plan: 1 where its result is in keysAlternate (and valuesAlternate), 0 where it is in keys;
  * 0 for other plans. */
 VKC_C_API uint32_t vkcGetPlanResultInAlternate(VkcPlan plan);

@@ -24,7 +24,6 @@ const uint active_channels = (histogram_shape >> VKC_HISTOGRAM_ACTIVE_SHIFT) & 7
 const bool device_atomics = (histogram_shape & VKC_HISTOGRAM_DEVICE_ATOMICS_BIT) != 0u;
 const bool narrow = (histogram_shape & VKC_HISTOGRAM_NARROW_BIT) != 0u;
 const bool shifted = (histogram_shape & VKC_HISTOGRAM_SHIFT_BIT) != 0u;
-const uint copies = 1u << ((histogram_shape >> VKC_HISTOGRAM_COPIES_SHIFT) & 7u);
 const bool staged_levels = (histogram_shape & VKC_HISTOGRAM_STAGED_LEVELS_BIT) != 0u;
 const bool byte_table = (histogram_shape & VKC_HISTOGRAM_BYTE_TABLE_BIT) != 0u;
 const uint KIND_UINT = 0u, KIND_INT = 1u, KIND_FLOAT = 2u, KIND_HALF = 3u;
@@ -56,7 +55,6 @@ uint level_key(uint index);
 uint range_first_level;
 #define VKC_HISTOGRAM_LEVEL_KEY(i) level_key(range_first_level + (i))
 #define VKC_HISTOGRAM_CAPACITY 4096
-#define VKC_HISTOGRAM_COPIES copies
 #include "vkc/block_histogram.glsl"
 uint stored_level_key(uint index) {
     uint w = level_words[((params.flags >> VKC_HISTOGRAM_LEVEL_WORD_SHIFT) & 63u) + index];

@@ -257,10 +257,6 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
     }
     const bool integer_even = o.binning == Binning::even && !is_float_kind(sample);
     const bool device_atomics = o.test.force_device_atomics || total_bins > histogram_shared_bins;
-    // Copies of the shared counts, as many as fit up to 32 (a subgroup's lanes each their own).
-    uint32_t copies_log2 = 0;
-    while (!device_atomics && copies_log2 < 5 && (total_bins << (copies_log2 + 1)) <= histogram_shared_bins) ++copies_log2;
-    if (o.test.copies_log2 >= 0) copies_log2 = std::min<uint32_t>(copies_log2, uint32_t(o.test.copies_log2));
     const bool byte_table = size_of(sample) == 1 && !(integer_even && shifted);
     const bool staged_levels = total_levels && size_of(sample) > 1 && total_levels <= VKC_HISTOGRAM_LOOKUP_WORDS;
     const uint32_t shape = uint32_t(size_of(sample)) | kind_of(sample) << VKC_HISTOGRAM_KIND_SHIFT |
@@ -269,7 +265,6 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
                            (device_atomics ? VKC_HISTOGRAM_DEVICE_ATOMICS_BIT : 0u) |
                            (integer_even && narrow ? VKC_HISTOGRAM_NARROW_BIT : 0u) |
                            (integer_even && shifted ? VKC_HISTOGRAM_SHIFT_BIT : 0u) |
-                           copies_log2 << VKC_HISTOGRAM_COPIES_SHIFT |
                            (staged_levels ? VKC_HISTOGRAM_STAGED_LEVELS_BIT : 0u) |
                            (byte_table ? VKC_HISTOGRAM_BYTE_TABLE_BIT : 0u);
     st.pipeline = pipelines.pipeline(m, {VKC_HISTOGRAM_WORKGROUP_SIZE}, false, 0, false, shape);

@@ -285,6 +285,63 @@ static void check_select(const Engine* e, VkcDevice gpu) {
     free_buffer(e, &scratch);
 }
 
+/* A histogram plan of RGBA u8 pixels (red and green, 16 and 8 even bins) with the pixel count read on
+ * the device; an upper bound past the samples' range is refused first. */
+static void check_histogram(const Engine* e, VkcDevice gpu) {
+    enum { PIXELS = 20011, LIVE = 15000 };
+    const VkDeviceSize counts_at = 128 << 10, count_at = 192 << 10;
+    VkcHistogramPlanCreateInfo info, bad;
+    VkDeviceSize scratch_bytes = 0;
+    HostBuffer data, scratch;
+    VkcPlan plan = NULL, rejected = NULL;
+    unsigned char* pixels;
+    uint32_t *counts, want[24], i;
+    memset(&info, 0, sizeof info);
+    info.sampleType = VKC_TYPE_U8;
+    info.binning = VKC_BINNING_EVEN;
+    info.channels = 4;
+    info.activeChannels = 2;
+    info.bins[0] = 16;
+    info.upper[0] = 256;
+    info.bins[1] = 8;
+    info.lower[1] = 64;
+    info.upper[1] = 192;
+    info.count = PIXELS;
+    expect(vkcGetHistogramScratchSize(gpu, &info, &scratch_bytes) == VKC_SUCCESS, "vkcGetHistogramScratchSize");
+    data = make_buffer(e, 256 << 10);
+    scratch = make_buffer(e, scratch_bytes);
+    pixels = data.bytes;
+    for (i = 0; i < PIXELS * 4; ++i) pixels[i] = (unsigned char)((i * 2654435761u) >> 24);
+    *(uint32_t*)(data.bytes + count_at) = LIVE;
+    info.countBuffer = data.buffer;
+    info.countBufferOffset = count_at;
+    info.samples.buffer = info.histogram.buffer = data.buffer;
+    info.samples.size = PIXELS * 4;
+    info.histogram.offset = counts_at;
+    info.histogram.size = 24 * 4;
+    info.scratch.buffer = scratch.buffer;
+    info.scratch.size = scratch_bytes;
+    bad = info;
+    bad.upper[0] = 300;
+    expect(vkcCreateHistogramPlan(gpu, &bad, &rejected) == VKC_ERROR_INVALID_ARGUMENT && rejected == NULL,
+           "an upper bound of 300 for uchar samples was not refused");
+    expect(strstr(vkcGetLastErrorMessage(), "channel 0's bounds") != NULL, "the message does not name the bounds");
+    expect(vkcCreateHistogramPlan(gpu, &info, &plan) == VKC_SUCCESS, "vkcCreateHistogramPlan");
+    expect(vkcGetPlanDispatchCount(plan) == 1, "one dispatch");
+    run_plans(e, &plan, 1);
+    memset(want, 0, sizeof want);
+    for (i = 0; i < LIVE; ++i) {
+        unsigned red = pixels[4 * i], green = pixels[4 * i + 1];
+        ++want[red / 16];
+        if (green >= 64 && green < 192) ++want[16 + (green - 64) / 16];
+    }
+    counts = (uint32_t*)(data.bytes + counts_at);
+    for (i = 0; i < 24; ++i) expect(counts[i] == want[i], "a histogram count");
+    vkcDestroyPlan(plan);
+    free_buffer(e, &data);
+    free_buffer(e, &scratch);
+}
+
 int main(void) {
     enum { N = 100003, LIVE = 70001 };
     const VkDeviceSize bytes = N * 4, at_out = 1 << 20, at_result = 2 << 20, at_count = (2 << 20) + 256;
@@ -407,6 +464,7 @@ int main(void) {
 
     check_sort(&e, gpu);
     check_select(&e, gpu);
+    check_histogram(&e, gpu);
 
     expect(vkcGetPipelineCacheData(gpu, &cache_size, NULL) == VKC_SUCCESS && cache_size > 0, "pipeline cache size");
     for (i = 0; i < 3; ++i) vkcDestroyPlan(plans[i]);

@@ -7,18 +7,12 @@
 // of the input in any order. Needs no subgroup operation: correct at every subgroup width.
 //
 // Define before including (once per shader):
-//   VKC_HISTOGRAM_CAPACITY  words the shared counts hold (default 256; a literal): bins x copies
-//   VKC_HISTOGRAM_COPIES    copies of each count (default 1; a power of two up to 32, may be a
-//                           specialization constant). Invocation t counts into copy t % copies: lanes
-//                           of a subgroup that meet in one bin add to different words side by side,
-//                           which shared atomics serialise less (with few bins, many samples meet).
+//   VKC_HISTOGRAM_CAPACITY  bins the shared counts hold (default 256; a literal)
 //
 //   void vkc_block_histogram_clear(uint bins);
 //       Whole work-group, uniform control flow: counts [0, bins) = 0, then a barrier.
 //   void vkc_block_histogram_count(uint bin);
 //       One more sample in bin (< bins). Any invocation, any control flow.
-//   uint vkc_block_histogram_total(uint bin);
-//       Bin's count over the copies, after a barrier.
 //   VKC_BLOCK_HISTOGRAM_FLUSH(histogram, first, bins)
 //       Whole work-group, uniform control flow: a barrier, then histogram[first + b] += counts[b]
 //       (atomicAdd) for each nonzero count; `histogram` is the engine's uint buffer array.
@@ -43,37 +37,25 @@
 #ifndef VKC_HISTOGRAM_CAPACITY
 #define VKC_HISTOGRAM_CAPACITY 256
 #endif
-#ifndef VKC_HISTOGRAM_COPIES
-#define VKC_HISTOGRAM_COPIES 1u
-#endif
 const uint VKC_HISTOGRAM_NO_BIN = 0xffffffffu;
 
 shared uint vkc_histogram_counts[VKC_HISTOGRAM_CAPACITY];
 
 void vkc_block_histogram_clear(uint bins) {
-    const uint words = bins * VKC_HISTOGRAM_COPIES;
-    for (uint b = gl_LocalInvocationIndex; b < words; b += gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z) {
+    for (uint b = gl_LocalInvocationIndex; b < bins; b += gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z) {
         vkc_histogram_counts[b] = 0u;
     }
     barrier();
 }
 
-void vkc_block_histogram_count(uint bin) {
-    atomicAdd(vkc_histogram_counts[bin * VKC_HISTOGRAM_COPIES + gl_LocalInvocationIndex % VKC_HISTOGRAM_COPIES], 1u);
-}
-
-uint vkc_block_histogram_total(uint bin) {
-    uint n = 0u;
-    for (uint c = 0u; c < VKC_HISTOGRAM_COPIES; ++c) n += vkc_histogram_counts[bin * VKC_HISTOGRAM_COPIES + c];
-    return n;
-}
+void vkc_block_histogram_count(uint bin) { atomicAdd(vkc_histogram_counts[bin], 1u); }
 
 #define VKC_BLOCK_HISTOGRAM_FLUSH(histogram, first, bins)                                                    \
     {                                                                                                        \
         barrier();                                                                                           \
         const uint vkc_flush_size_ = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;           \
         for (uint b_ = gl_LocalInvocationIndex; b_ < (bins); b_ += vkc_flush_size_) {                      \
-            uint n_ = vkc_block_histogram_total(b_);                                                         \
+            uint n_ = vkc_histogram_counts[b_];                                                              \
             if (n_ != 0u) atomicAdd(histogram[(first) + b_], n_);                                            \
         }                                                                                                    \
     }

@@ -141,8 +141,8 @@
 // VKC_SPEC_KERNEL: bytes of a sample (1, 2 or 4) | its kind << 4 (0 uint, 1 int, 2 float, 3 half)
 // | the binning << 8 (0 even, 1 range) | channels << 12 | active channels << 16 | device atomics
 // << 20 | narrow << 21 (every even integer channel's (upper - lower - 1) x bins fits 32 bits) |
-// shift << 22 (every even integer channel's bins are a power of two values wide) | log2 of the
-// shared counts' copies << 23 (3 bits) | staged levels << 26 | a table of 8-bit values' bins << 27
+// shift << 22 (every even integer channel's bins are a power of two values wide) | staged levels
+// << 26 | a table of 8-bit values' bins << 27
 #define VKC_HISTOGRAM_KIND_SHIFT 4u
 #define VKC_HISTOGRAM_BINNING_SHIFT 8u
 #define VKC_HISTOGRAM_CHANNELS_SHIFT 12u
@@ -150,7 +150,6 @@
 #define VKC_HISTOGRAM_DEVICE_ATOMICS_BIT 0x100000u
 #define VKC_HISTOGRAM_NARROW_BIT 0x200000u
 #define VKC_HISTOGRAM_SHIFT_BIT 0x400000u
-#define VKC_HISTOGRAM_COPIES_SHIFT 23u
 #define VKC_HISTOGRAM_STAGED_LEVELS_BIT 0x4000000u
 #define VKC_HISTOGRAM_BYTE_TABLE_BIT 0x8000000u
 #define VKC_HISTOGRAM_LOOKUP_WORDS 1028u // the byte table (4 x 256) or staged levels' keys
