@@ -16,7 +16,7 @@ using namespace vkc;
 namespace {
 
 using verify::SamplePattern;
-constexpr uint64_t tile_words = 256 * 8; // a work-group's tile: 2048 words of samples
+constexpr uint64_t tile_words = 256 * 16; // a work-group's tile: 4096 words of samples
 
 HistogramOptions even(uint32_t bins, double lower, double upper, uint32_t channels = 1, uint32_t active = 1) {
     HistogramOptions o;

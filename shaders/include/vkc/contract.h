@@ -136,7 +136,7 @@
 
 // ---- histogram.comp: device-wide histograms (src/histogram/) ----
 #define VKC_HISTOGRAM_WORKGROUP_SIZE 256u
-#define VKC_HISTOGRAM_WORDS 8 // 32-bit words of samples an invocation reads a tile: tiles of 8 KiB
+#define VKC_HISTOGRAM_WORDS 16 // 32-bit words of samples an invocation reads a tile: tiles of 16 KiB
 #define VKC_HISTOGRAM_SHARED_BINS 4096u // bins over all active channels counted in shared memory
 // VKC_SPEC_KERNEL: bytes of a sample (1, 2 or 4) | its kind << 4 (0 uint, 1 int, 2 float, 3 half)
 // | the binning << 8 (0 even, 1 range) | channels << 12 | active channels << 16 | device atomics
