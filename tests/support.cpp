@@ -37,6 +37,11 @@ bool spread(uint64_t index, uint32_t parts) {
     return (index + slot) % parts == 0;
 }
 
+bool share(uint64_t index, uint32_t parts) {
+    static const bool shared_only = env_is("VKC_SHARED_MEMORY_ONLY", "1") && !env_is("VKC_TEST_SPREAD", "1");
+    return shared_only ? index % parts == 0 : spread(index, parts);
+}
+
 Path preferred_path() {
     return env_is("VKC_SHARED_MEMORY_ONLY", "1") ? Path::shared_memory : Path::subgroup;
 }

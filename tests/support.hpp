@@ -62,6 +62,11 @@ inline std::vector<WorkgroupShape> reduced_shapes() { return {{7}, {33}, {256}, 
 // a cold shader cache that is what the suite's time is made of. Without the variable (the
 // shared-memory entry, a run by hand, any GPU) every case runs.
 bool spread(uint64_t index, uint32_t parts);
+// A device-wide primitive's matrix (select, histogram): spread(index, parts), and on the shared-memory
+// entry (which does not spread) the first part only: a primitive's shared-memory module differs from
+// its subgroup one in how a tile is joined, which every case runs, and the matrix's rows are the same
+// code on both. A run by hand with neither variable runs every case.
+bool share(uint64_t index, uint32_t parts);
 
 // Runs the case and records it: a failure fails the test with the case's detail; a skip prints its
 // reason, and fails too when VKC_EXPECT_NO_SKIPS=1 (set for lavapipe, which supports everything).

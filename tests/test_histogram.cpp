@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 using namespace vkc;
@@ -43,17 +42,6 @@ void check_histogram(Type t, SamplePattern p, uint64_t pixels, const HistogramOp
     CHECK_MESSAGE(outcome.status == verify::Status::pass, outcome.detail);
 }
 
-// A matrix's share for this entry: with VKC_TEST_SPREAD a width's part (test::spread); without it on
-// the shared-memory entry, the first part only (the kernel is the same module on every entry). A run
-// by hand without either runs every case.
-bool share(uint64_t index, uint32_t parts) {
-    static const bool shared_only = [] {
-        const char* v = std::getenv("VKC_SHARED_MEMORY_ONLY");
-        const char* spreading = std::getenv("VKC_TEST_SPREAD");
-        return v && std::string(v) == "1" && !(spreading && std::string(spreading) == "1");
-    }();
-    return shared_only ? index % parts == 0 : test::spread(index, parts);
-}
 
 // Bounds that cut each sample type's values into bins with some samples outside.
 void bounds_of(Type t, double& lower, double& upper) {
@@ -77,7 +65,7 @@ TEST_CASE("histogram: every sample type, even and range bins, one to four channe
         for (Binning b : {Binning::even, Binning::range}) {
             const uint32_t channels = uint32_t(index % 4) + 1;
             const uint32_t active = std::max(1u, channels - uint32_t(index / 4 % 2));
-            if (!share(index++, 3)) continue;
+            if (!test::share(index++, 3)) continue;
             double lower, upper;
             bounds_of(t, lower, upper);
             HistogramOptions o = b == Binning::even ? even(61, lower, upper, channels, active)
@@ -94,7 +82,7 @@ TEST_CASE("histogram: counts 0, 1, a tile +- 1, many tiles; random, in-bin and e
         const uint64_t tile = tile_words * (4 / size_of(t)); // samples a tile holds
         for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(3), tile - 1, tile, tile + 1, 13 * tile + 5}) {
             for (SamplePattern p : {SamplePattern::random, SamplePattern::in_bins, SamplePattern::edges}) {
-                if (!share(index++, 2)) continue;
+                if (!test::share(index++, 2)) continue;
                 HistogramOptions o = t == Type::u8 ? even(256, 0, 256) : even(100, -1.0, 1.0);
                 check_histogram(t, p, n, o, index);
             }
@@ -103,7 +91,7 @@ TEST_CASE("histogram: counts 0, 1, a tile +- 1, many tiles; random, in-bin and e
 }
 
 TEST_CASE("histogram: integer bins exactly, narrow and wide, up to the type's whole range") {
-    if (!share(0, 2)) return;
+    if (!test::share(0, 2)) return;
     // The whole range of 32-bit samples: (upper - lower) x bins past 32 bits, the exact division.
     check_histogram(Type::u32, SamplePattern::random, 5000, even(1000, 0, 4294967296.0));
     check_histogram(Type::i32, SamplePattern::edges, 5000, even(7, -2147483648.0, 2147483648.0));
@@ -122,7 +110,7 @@ TEST_CASE("histogram: integer bins exactly, narrow and wide, up to the type's wh
 }
 
 TEST_CASE("histogram: many bins count with device atomics; few work-groups stride over many tiles") {
-    if (!share(1, 2)) return;
+    if (!test::share(1, 2)) return;
     // past the shared capacity over all channels
     check_histogram(Type::u16, SamplePattern::in_bins, 2 * tile_words, even(5000, 0, 65536));
     check_histogram(Type::u8, SamplePattern::in_bins, 2 * tile_words, even(1500, 0, 256, 4, 3));
@@ -199,7 +187,7 @@ TEST_CASE("histogram: plans on a caller's buffers at offsets, counts from the ho
 
 // The calls' own work (uploads, downloads, checks) is the same at every width: half the widths run it.
 TEST_CASE("histogram: Context calls on Buffers and host arrays") {
-    if (!share(0, 2)) return;
+    if (!test::share(0, 2)) return;
     Context& ctx = test::context();
     std::vector<uint8_t> bytes = {0, 1, 2, 3, 4, 5, 6, 7, 8, 255};
     CHECK(ctx.histogram_even(std::span<const uint8_t>(bytes), 4, 0, 8) == std::vector<uint32_t>{2, 2, 2, 2});

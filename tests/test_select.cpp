@@ -40,18 +40,6 @@ void check_select(Type t, SelectPattern p, uint64_t n, SelectOptions o, FlagPatt
     CHECK_MESSAGE(outcome.status == verify::Status::pass, outcome.detail);
 }
 
-// A select matrix's share for this entry: with VKC_TEST_SPREAD a width's part (test::spread); without
-// it on the shared-memory entry, the first part only: that module differs from the subgroup one in how
-// a tile's mask and counts are made, which every case runs, and the matrices' rows (types,
-// predicates) are the same code in both. A run by hand without either runs every case.
-bool share(uint64_t index, uint32_t parts) {
-    static const bool shared_only = [] {
-        const char* v = std::getenv("VKC_SHARED_MEMORY_ONLY");
-        const char* spreading = std::getenv("VKC_TEST_SPREAD");
-        return v && std::string(v) == "1" && !(spreading && std::string(spreading) == "1");
-    }();
-    return shared_only ? index % parts == 0 : test::spread(index, parts);
-}
 
 SelectOptions by(Selection s, bool partition = false) {
     SelectOptions o;
@@ -82,7 +70,7 @@ TEST_CASE("select: flagged, by predicate and unique, every item type, select and
     for (Type t : {Type::u32, Type::i32, Type::f32, Type::u64, Type::i64, Type::f64}) {
         for (Selection s : {Selection::flagged, Selection::predicate, Selection::unique}) {
             const bool partition = index % 2 == 1;
-            if (!share(index++, 6)) continue;
+            if (!test::share(index++, 6)) continue;
             SelectOptions o = by(s, partition);
             o.predicate = half_of(t);
             SelectPattern p = s == Selection::unique ? SelectPattern::runs
@@ -125,7 +113,7 @@ TEST_CASE("select: every predicate, with NaNs, -0 and +0 among the items and the
     const Type types[] = {Type::f32, Type::i64, Type::u32, Type::f64, Type::i32, Type::u64};
     for (Kind kind : {Kind::less, Kind::less_equal, Kind::greater, Kind::greater_equal, Kind::equal, Kind::not_equal,
                       Kind::inside, Kind::outside, Kind::bits_all, Kind::bits_any}) {
-        if (!share(index++, 5)) continue;
+        if (!test::share(index++, 5)) continue;
         const bool bits = kind == Kind::bits_all || kind == Kind::bits_any;
         switch (types[uint32_t(kind) % 6]) {
         case Type::f32:
@@ -143,9 +131,9 @@ TEST_CASE("select: every predicate, with NaNs, -0 and +0 among the items and the
         }
     }
     // A NaN operand: every comparison fails but not_equal (one of the three a width).
-    if (share(index++, 3)) run(Type::f32, SelectPredicate::less(nan));
-    if (share(index++, 3)) run(Type::f32, SelectPredicate::not_equal(nan));
-    if (share(index++, 3)) run(Type::f32, SelectPredicate::inside(-1.0f, nan));
+    if (test::share(index++, 3)) run(Type::f32, SelectPredicate::less(nan));
+    if (test::share(index++, 3)) run(Type::f32, SelectPredicate::not_equal(nan));
+    if (test::share(index++, 3)) run(Type::f32, SelectPredicate::inside(-1.0f, nan));
 }
 
 TEST_CASE("select: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
@@ -240,7 +228,7 @@ TEST_CASE("select: plans in place and not, the number kept and indirect commands
 
 // The calls' own work (uploads, downloads, checks) is the same at every width: half the widths run it.
 TEST_CASE("select: Context calls on Buffers and host arrays") {
-    if (!share(0, 2)) return;
+    if (!test::share(0, 2)) return;
     Context& ctx = test::context();
     std::vector<float> values = {3.0f, -1.0f, -0.0f, 0.0f, 7.5f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
     SelectOptions o;

@@ -21,6 +21,21 @@
 
 namespace vkc::tool {
 
+bool SweepOptions::take(Arguments& args) {
+    if (args.is("--device")) device = args.text();
+    else if (args.is("--min-log2")) min_log2 = args.number(10, 29);
+    else if (args.is("--max-log2")) max_log2 = args.number(10, 29);
+    else if (args.is("--step")) step = args.number(1, 20);
+    else if (args.is("--runs")) runs = args.number(1, 1000);
+    else if (args.is("--cub")) cub_csv = args.text();
+    else return false;
+    return true;
+}
+
+void SweepOptions::check() const {
+    if (min_log2 > max_log2) throw UsageError("--min-log2 is past --max-log2");
+}
+
 uint32_t hash(uint32_t x) { // non-zero-ish data: never time on zeros
     x ^= x >> 16;
     x *= 0x7feb352du;

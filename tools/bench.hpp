@@ -8,11 +8,22 @@
 #include <tuple>
 #include <string>
 
+#include "arguments.hpp"
+
 namespace vkc {
 class Context;
 }
 
 namespace vkc::tool {
+// The options of a size sweep (bench sort, select, histogram): --device, --min-log2, --max-log2,
+// --step, --runs, --cub.
+struct SweepOptions {
+    std::string device;
+    int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
+    std::string cub_csv;
+    bool take(Arguments& args); // the current option, if it is one of these
+    void check() const;         // UsageError where the sizes run backwards
+};
 extern const char* bench_usage;
 int bench(int argc, char** argv); // arguments after "bench"
 uint32_t hash(uint32_t x);        // item data: non-zero-ish, so that no bench times zeros

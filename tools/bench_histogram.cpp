@@ -19,11 +19,7 @@ namespace vkc::tool {
 
 namespace {
 
-struct HistogramBenchOptions {
-    std::string device;
-    int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
-    std::string cub_csv;
-};
+using HistogramBenchOptions = SweepOptions;
 
 // The cases, in the tables' order: CUB's op name (bench/cuda/cub_histogram), the sample type, the bins.
 struct Case {
@@ -189,15 +185,9 @@ int bench_histogram(int argc, char** argv) {
     args.next(); // "histogram"
     HistogramBenchOptions o;
     while (args.next()) {
-        if (args.is("--device")) o.device = args.text();
-        else if (args.is("--min-log2")) o.min_log2 = args.number(10, 29);
-        else if (args.is("--max-log2")) o.max_log2 = args.number(10, 29);
-        else if (args.is("--step")) o.step = args.number(1, 20);
-        else if (args.is("--runs")) o.runs = args.number(1, 1000);
-        else if (args.is("--cub")) o.cub_csv = args.text();
-        else args.unknown();
+        if (!o.take(args)) args.unknown();
     }
-    if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
+    o.check();
     return run(o);
 }
 

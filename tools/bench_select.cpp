@@ -24,11 +24,7 @@ uint64_t item_at(uint64_t i, bool wide) {
 }
 uint32_t flag_at(uint64_t i) { return hash((uint32_t(i) ^ 0x9e3779b9u) + 1) & 1u; }
 
-struct SelectBenchOptions {
-    std::string device;
-    int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
-    std::string cub_csv;
-};
+using SelectBenchOptions = SweepOptions;
 
 // The kinds timed, in the table's order: CUB's op name, the item type, how the items are kept.
 struct Kind {
@@ -148,15 +144,9 @@ int bench_select(int argc, char** argv) {
     args.next(); // "select"
     SelectBenchOptions o;
     while (args.next()) {
-        if (args.is("--device")) o.device = args.text();
-        else if (args.is("--min-log2")) o.min_log2 = args.number(10, 29);
-        else if (args.is("--max-log2")) o.max_log2 = args.number(10, 29);
-        else if (args.is("--step")) o.step = args.number(1, 20);
-        else if (args.is("--runs")) o.runs = args.number(1, 1000);
-        else if (args.is("--cub")) o.cub_csv = args.text();
-        else args.unknown();
+        if (!o.take(args)) args.unknown();
     }
-    if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
+    o.check();
     return run(o);
 }
 

@@ -31,13 +31,10 @@ uint32_t key_at(uint64_t i, bool as_float) {
 // Its u64 keys: the u32 key low, another hash high.
 uint64_t wide_key_at(uint64_t i) { return uint64_t(hash((uint32_t(i) ^ 0x55555555u) + 1)) << 32 | key_at(i, false); }
 
-struct SortBenchOptions {
-    std::string device;
-    int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
+struct SortBenchOptions : SweepOptions {
     uint32_t end_bit = 0; // 0: every key bit
     uint32_t key_bits = 0; // integer keys keep only their low key_bits bits (0: all): passes whose
                            // digit is 0 for every key copy their tiles
-    std::string cub_csv;
 };
 
 int run(const SortBenchOptions& o) {
@@ -195,17 +192,12 @@ int bench_sort(int argc, char** argv) {
     args.next(); // "sort"
     SortBenchOptions o;
     while (args.next()) {
-        if (args.is("--device")) o.device = args.text();
-        else if (args.is("--min-log2")) o.min_log2 = args.number(10, 30);
-        else if (args.is("--max-log2")) o.max_log2 = args.number(10, 29);
-        else if (args.is("--step")) o.step = args.number(1, 20);
-        else if (args.is("--runs")) o.runs = args.number(1, 1000);
-        else if (args.is("--end-bit")) o.end_bit = args.number<uint32_t>(1, 32);
+        if (o.take(args)) continue;
+        if (args.is("--end-bit")) o.end_bit = args.number<uint32_t>(1, 32);
         else if (args.is("--key-bits")) o.key_bits = args.number<uint32_t>(1, 63);
-        else if (args.is("--cub")) o.cub_csv = args.text();
         else args.unknown();
     }
-    if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
+    o.check();
     return run(o);
 }
 

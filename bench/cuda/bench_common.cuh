@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CK(call)                                                                                   \
@@ -99,4 +100,51 @@ static void warm_up(F&& launch) {
 static void csv_row(const char* op, const char* type, size_t n, float ms) {
   std::printf("%s,%s,%zu,%.6f,%.4f\n", op, type, n, ms, double(n) / (double(ms) * 1e-3) / 1e9);
   std::fflush(stdout);
+}
+
+// The read-only ceiling of reduce and histogram: kVecBlock threads a block over uint4s.
+constexpr int kVecBlock = 256;
+constexpr int kUnroll = 4;
+// Grid-stride with a capped grid (kUnroll loads in flight per thread) keeps the atomics few; the block sum
+// goes to one atomic per block so the loads cannot be optimised away.
+__global__ void __launch_bounds__(kVecBlock) read_kernel(const uint4* __restrict__ in, size_t nvec,
+                                                         unsigned long long* sink) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint32_t acc = 0;
+  for (; i + (kUnroll - 1) * stride < nvec; i += kUnroll * stride) {
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  for (; i < nvec; i += stride) {
+    const uint4 v = in[i];
+    acc += v.x + v.y + v.z + v.w;
+  }
+  using BlockReduce = cub::BlockReduce<unsigned long long, kVecBlock>;
+  __shared__ typename BlockReduce::TempStorage tmp;
+  const unsigned long long s = BlockReduce(tmp).Sum((unsigned long long)acc);
+  if (threadIdx.x == 0) atomicAdd(sink, s);
+}
+
+// The sizes of a sweep (cub_sort, cub_select, cub_histogram): --min-log2, --max-log2, --step. Exits
+// with the usage where the range is backwards or outside [lowest, 30] (n must fit CUB's int counts).
+struct Sweep {
+  int min_log2 = 16, max_log2 = 28, step = 2;
+};
+static Sweep parse_sweep(int argc, char** argv, int lowest) {
+  Sweep s;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--min-log2")) s.min_log2 = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-log2")) s.max_log2 = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--step")) s.step = std::atoi(argv[i + 1]);
+  }
+  if (s.min_log2 < lowest || s.max_log2 > 30 || s.min_log2 > s.max_log2 || s.step < 1) {
+    std::fprintf(stderr, "usage: %s [--min-log2 16] [--max-log2 28] [--step 2] (%d <= min <= max <= 30)\n", argv[0],
+                 lowest);
+    std::exit(1);
+  }
+  return s;
 }

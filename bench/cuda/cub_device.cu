@@ -41,8 +41,6 @@ __global__ void fill_kernel(T* p, size_t n) {
 }
 
 // Ceilings: uint4 copy (read + write) and uint4 read-only reduce of the same bytes.
-constexpr int kVecBlock = 256;
-constexpr int kUnroll = 4;
 
 // One uint4 per thread over a full grid: measured on H200 at cudaMemcpy speed (~4.23 TB/s), about 7%
 // above a grid-stride loop with a capped grid, so the ceiling is not understated.
@@ -52,29 +50,6 @@ __global__ void __launch_bounds__(kVecBlock) copy_kernel(const uint4* __restrict
   if (i < nvec) out[i] = in[i];
 }
 
-// Grid-stride with a capped grid (kUnroll loads in flight per thread) keeps the atomics few; the block sum
-// goes to one atomic per block so the loads cannot be optimised away.
-__global__ void __launch_bounds__(kVecBlock) read_kernel(const uint4* __restrict__ in, size_t nvec,
-                                                         unsigned long long* sink) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  uint32_t acc = 0;
-  for (; i + (kUnroll - 1) * stride < nvec; i += kUnroll * stride) {
-    uint4 v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
-  }
-  for (; i < nvec; i += stride) {
-    const uint4 v = in[i];
-    acc += v.x + v.y + v.z + v.w;
-  }
-  using BlockReduce = cub::BlockReduce<unsigned long long, kVecBlock>;
-  __shared__ typename BlockReduce::TempStorage tmp;
-  const unsigned long long s = BlockReduce(tmp).Sum((unsigned long long)acc);
-  if (threadIdx.x == 0) atomicAdd(sink, s);
-}
 
 static void print_row(const char* op, const char* type, size_t n, size_t bytes, float ms) {
   const double s = double(ms) * 1e-3;

@@ -77,31 +77,6 @@ __global__ void fill_samples(T* p, size_t n) {
     p[i] = sample_at<T>(uint32_t(i));
 }
 
-// The read-only ceiling (as cub_device's): a capped grid striding over the bytes with 4 uint4 loads in
-// flight a thread, one atomic a block so that the loads stay.
-constexpr int kVecBlock = 256;
-constexpr int kUnroll = 4;
-__global__ void __launch_bounds__(kVecBlock) read_kernel(const uint4* __restrict__ in, size_t nvec,
-                                                         unsigned long long* sink) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  uint32_t acc = 0;
-  for (; i + (kUnroll - 1) * stride < nvec; i += kUnroll * stride) {
-    uint4 v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
-  }
-  for (; i < nvec; i += stride) {
-    const uint4 v = in[i];
-    acc += v.x + v.y + v.z + v.w;
-  }
-  using BlockReduce = cub::BlockReduce<unsigned long long, kVecBlock>;
-  __shared__ typename BlockReduce::TempStorage tmp;
-  const unsigned long long s = BlockReduce(tmp).Sum((unsigned long long)acc);
-  if (threadIdx.x == 0) atomicAdd(sink, s);
-}
 
 // The counts CUB should give, rebuilt from the hash with CUB's own arithmetic (integers exact, floats
 // (x - lower) * (bins / (upper - lower)) in float; for this data both are exact).
@@ -231,17 +206,9 @@ static void run_type(const char* type, size_t n, void* samples, void* out, unsig
 }
 
 int main(int argc, char** argv) {
-  int min_log2 = 16, max_log2 = 28, step = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--min-log2")) min_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--max-log2")) max_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--step")) step = std::atoi(argv[i + 1]);
-  }
-  // n fits an int for CUB; n >= 16 gives the u8 copy and read at least one uint4 and RGBA whole pixels.
-  if (min_log2 < 4 || max_log2 > 30 || min_log2 > max_log2 || step < 1) {
-    std::fprintf(stderr, "usage: cub_histogram [--min-log2 16] [--max-log2 28] [--step 2] (4 <= min <= max <= 30)\n");
-    return 1;
-  }
+  // n >= 16 gives the u8 copy and read at least one uint4 and RGBA whole pixels.
+  const Sweep sweep = parse_sweep(argc, argv, 4);
+  const int min_log2 = sweep.min_log2, max_log2 = sweep.max_log2, step = sweep.step;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;

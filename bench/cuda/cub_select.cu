@@ -117,17 +117,9 @@ static void run_type(const char* type, size_t n, void* in, void* out, const uint
 }
 
 int main(int argc, char** argv) {
-  int min_log2 = 16, max_log2 = 28, step = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--min-log2")) min_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--max-log2")) max_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--step")) step = std::atoi(argv[i + 1]);
-  }
-  // n fits an int for CUB; n >= 4 gives the u32 copy at least one uint4.
-  if (min_log2 < 2 || max_log2 > 30 || min_log2 > max_log2 || step < 1) {
-    std::fprintf(stderr, "usage: cub_select [--min-log2 16] [--max-log2 28] [--step 2] (2 <= min <= max <= 30)\n");
-    return 1;
-  }
+  // n >= 4 gives the u32 copy at least one uint4.
+  const Sweep sweep = parse_sweep(argc, argv, 2);
+  const int min_log2 = sweep.min_log2, max_log2 = sweep.max_log2, step = sweep.step;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;

@@ -67,12 +67,8 @@ static void check(const char* op, const char* type, size_t n, const void* d_keys
 }
 
 int main(int argc, char** argv) {
-  int min_log2 = 16, max_log2 = 28, step = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--min-log2")) min_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--max-log2")) max_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--step")) step = std::atoi(argv[i + 1]);
-  }
+  const Sweep sweep = parse_sweep(argc, argv, 4);
+  const int min_log2 = sweep.min_log2, max_log2 = sweep.max_log2, step = sweep.step;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;
