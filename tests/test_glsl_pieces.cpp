@@ -4,6 +4,7 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <iterator>
 #include <random>
@@ -364,6 +365,66 @@ TEST_CASE("GLSL pieces: vkc/radix_rank.glsl ranks and sorts tiles in a kernel of
                 }
             }
         }
+    }
+}
+
+// tests/shaders/histogram_test.comp: vkc/block_histogram.glsl's shared counts and bin functions in a
+// kernel of the suite's own, against the CPU's exact binning.
+TEST_CASE("GLSL pieces: vkc/block_histogram.glsl counts in shared memory in a kernel of its own") {
+    Context& ctx = context();
+    RawKernel kernel(ctx, test_shader_path("histogram_test_shared"), 3, 24);
+    std::mt19937 rng(45);
+    const uint32_t n = 20000, bins = 300;
+    std::vector<uint32_t> samples(n);
+    for (uint32_t& s : samples) s = rng();
+    struct Push {
+        uint32_t mode, count, bins, lower, span, estimate;
+    };
+    std::vector<uint32_t> levels(bins + 1);
+    for (uint32_t& l : levels) l = rng();
+    std::sort(levels.begin(), levels.end());
+    Buffer in = ctx.create_buffer(n * 4), counts = ctx.create_buffer(bins * 4), level_buffer = ctx.create_buffer(levels.size() * 4);
+    ctx.upload(in, samples.data(), n * 4);
+    ctx.upload(level_buffer, levels.data(), levels.size() * 4);
+    const float lower = -1.5f, upper = 2.5f, scale = float(double(bins) / (double(upper) - double(lower)));
+    for (uint32_t mode : {0u, 1u, 2u}) {
+        INFO("mode " << mode);
+        // mode 0: [1000, 2^32 - 7) wide enough that (x - lower) x bins needs 64 bits; mode 1: the bits as
+        // floats over [-1.5, 2.5) (most samples outside); mode 2: between the sorted random levels
+        const uint64_t lower_int = 1000, upper_int = 4294967289ull, span = upper_int - lower_int - 1;
+        // (mode 0: every other sample the first or last value of a bin, where a float estimate of the
+        // bin is off by one before the exact correction)
+        std::vector<uint32_t> float_samples(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint64_t k = samples[i] % (bins - 1) + 1, edge = lower_int + (k * (span + 1) + bins - 1) / bins;
+            float_samples[i] = mode == 1   ? std::bit_cast<uint32_t>(float(int32_t(samples[i] % 8000) - 3000) / 1000.0f)
+                               : mode == 0 && i % 2 ? uint32_t(edge - (i % 4 == 1 ? 1 : 0))
+                                                    : samples[i];
+        }
+        ctx.upload(in, float_samples.data(), n * 4);
+        Push push{mode, n, bins, mode == 1 ? std::bit_cast<uint32_t>(lower) : uint32_t(lower_int),
+                  mode == 1 ? std::bit_cast<uint32_t>(upper) : uint32_t(span),
+                  std::bit_cast<uint32_t>(mode == 1 ? scale : float(double(bins) / double(span + 1)))};
+        std::vector<uint32_t> want(bins);
+        for (uint32_t x : float_samples) {
+            if (mode == 0 && x >= lower_int && x < upper_int) ++want[(uint64_t(x) - lower_int) * bins / (span + 1)];
+            if (mode == 1) {
+                float f = std::bit_cast<float>(x);
+                if (f >= lower && f < upper) {
+                    float offset = f - lower;
+                    float scaled = offset * scale;
+                    ++want[std::min(uint32_t(scaled), bins - 1)];
+                }
+            }
+            if (mode == 2 && x >= levels.front() && x < levels.back()) {
+                ++want[uint32_t(std::upper_bound(levels.begin(), levels.end(), x) - levels.begin() - 1)];
+            }
+        }
+        std::vector<uint32_t> zeros(bins, 0), got(bins);
+        ctx.upload(counts, zeros.data(), bins * 4);
+        kernel.run({128}, {&in, &counts, &level_buffer}, &push, 7);
+        ctx.download(counts, got.data(), bins * 4);
+        CHECK(got == want);
     }
 }
 
