@@ -105,6 +105,11 @@ TEST_CASE("histogram: integer bins exactly, narrow and wide, up to the type's wh
     check_histogram(Type::i32, SamplePattern::edges, 4000, even(256, -2147483648.0, 2147483648.0));
     check_histogram(Type::u32, SamplePattern::edges, 4000, even(16, 16, 16 + 16 * 8));
     check_histogram(Type::i16, SamplePattern::edges, 4000, even(100, 100, 200));
+    // 8-bit samples over all 256 values in bins a power of two wide: no range checks; RGBA, 3 counted
+    check_histogram(Type::i8, SamplePattern::random, 4000, even(64, -128, 128));
+    HistogramOptions rgba = even(128, 0, 256, 4, 3);
+    for (uint32_t c = 0; c < 3; ++c) rgba.channel[c].bins = 128 >> c;
+    check_histogram(Type::u8, SamplePattern::random, 3 * tile_words + 1, rgba);
     // range bins over the whole 32-bit range
     check_histogram(Type::i32, SamplePattern::random, 4000, ranged(50, -2147483648.0, 2147483647.0));
 }

@@ -26,6 +26,7 @@ const bool narrow = (histogram_shape & VKC_HISTOGRAM_NARROW_BIT) != 0u;
 const bool shifted = (histogram_shape & VKC_HISTOGRAM_SHIFT_BIT) != 0u;
 const bool staged_levels = (histogram_shape & VKC_HISTOGRAM_STAGED_LEVELS_BIT) != 0u;
 const bool byte_table = (histogram_shape & VKC_HISTOGRAM_BYTE_TABLE_BIT) != 0u;
+const bool whole_bytes = (histogram_shape & VKC_HISTOGRAM_WHOLE_BYTES_BIT) != 0u;
 const uint KIND_UINT = 0u, KIND_INT = 1u, KIND_FLOAT = 2u, KIND_HALF = 3u;
 
 layout(set = 0, binding = 0, std430) readonly buffer Samples { uint sample_words[]; };
@@ -126,6 +127,14 @@ uint channel_bin(Channel ch, uint key, float value) {
     return bin == VKC_HISTOGRAM_NO_BIN ? bin : ch.first_bin + bin;
 }
 
+void count_in(uint bin) { // bin < total_bins
+    if (device_atomics) {
+        atomicAdd(histogram_out[((params.flags >> VKC_HISTOGRAM_OUT_WORD_SHIFT) & 63u) + bin], 1u);
+    } else {
+        vkc_block_histogram_count(bin);
+    }
+}
+
 void count_at(uint bin) {
     if (bin == VKC_HISTOGRAM_NO_BIN) return;
     if (device_atomics) {
@@ -144,7 +153,10 @@ void count_word(uint word, uint at, bool whole, uint total) {
         if (!whole && s >= total) continue;
         uint c = s % channels;
         if (c >= active_channels) continue;
-        if (byte_table) {
+        if (whole_bytes) { // every value has a bin: no range checks (+50 % for u8 on the H200)
+            uint d = ((word >> (8u * j)) & 255u) ^ (sample_kind == KIND_INT ? 0x80u : 0u); // the value's key - lower's
+            count_in(channel_of[c].first_bin + (d >> channel_of[c].shift));
+        } else if (byte_table) {
             count_at(lookup[c * 256u + bitfieldExtract(word, int(j) * 8, 8)]);
         } else {
             float value;

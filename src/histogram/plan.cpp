@@ -226,7 +226,7 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
     if (pixels == 0) return plan; // record() only zeroes the counts
 
     // The bins' parameters (vkc/contract.h's VKC_HISTOGRAM_CHANNEL_WORDS words a channel).
-    bool narrow = true, shifted = true;
+    bool narrow = true, shifted = true, whole = true;
     uint32_t first_bin = 0, first_level = 0;
     for (uint32_t c = 0; c < o.active_channels; ++c) {
         const HistogramChannel& ch = o.channel[c];
@@ -253,11 +253,15 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
             const uint64_t width = (span + 1) / ch.bins; // values a bin, where all bins are as wide
             shifted = shifted && (span + 1) % ch.bins == 0 && std::has_single_bit(width);
             words[7] = shifted ? uint32_t(std::countr_zero(width)) : 0;
+            double low, high;
+            integer_range(sample, low, high);
+            whole = whole && ch.lower == low && ch.upper == high + 1;
         }
     }
     const bool integer_even = o.binning == Binning::even && !is_float_kind(sample);
     const bool device_atomics = o.test.force_device_atomics || total_bins > histogram_shared_bins;
     const bool byte_table = size_of(sample) == 1 && !(integer_even && shifted);
+    const bool whole_bytes = size_of(sample) == 1 && integer_even && shifted && whole;
     const bool staged_levels = total_levels && size_of(sample) > 1 && total_levels <= VKC_HISTOGRAM_LOOKUP_WORDS;
     const uint32_t shape = uint32_t(size_of(sample)) | kind_of(sample) << VKC_HISTOGRAM_KIND_SHIFT |
                            uint32_t(o.binning) << VKC_HISTOGRAM_BINNING_SHIFT |
@@ -266,7 +270,8 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
                            (integer_even && narrow ? VKC_HISTOGRAM_NARROW_BIT : 0u) |
                            (integer_even && shifted ? VKC_HISTOGRAM_SHIFT_BIT : 0u) |
                            (staged_levels ? VKC_HISTOGRAM_STAGED_LEVELS_BIT : 0u) |
-                           (byte_table ? VKC_HISTOGRAM_BYTE_TABLE_BIT : 0u);
+                           (byte_table ? VKC_HISTOGRAM_BYTE_TABLE_BIT : 0u) |
+                           (whole_bytes ? VKC_HISTOGRAM_WHOLE_BYTES_BIT : 0u);
     st.pipeline = pipelines.pipeline(m, {VKC_HISTOGRAM_WORKGROUP_SIZE}, false, 0, false, shape);
     st.scratch = {r.scratch.buffer, r.scratch.offset, histogram_scratch_bytes_needed};
 

@@ -142,7 +142,8 @@
 // | the binning << 8 (0 even, 1 range) | channels << 12 | active channels << 16 | device atomics
 // << 20 | narrow << 21 (every even integer channel's (upper - lower - 1) x bins fits 32 bits) |
 // shift << 22 (every even integer channel's bins are a power of two values wide) | staged levels
-// << 26 | a table of 8-bit values' bins << 27
+// << 26 | a table of 8-bit values' bins << 27 | whole bytes << 28 (8-bit samples, every channel's
+// bins a power of two wide over all 256 values: no sample falls outside)
 #define VKC_HISTOGRAM_KIND_SHIFT 4u
 #define VKC_HISTOGRAM_BINNING_SHIFT 8u
 #define VKC_HISTOGRAM_CHANNELS_SHIFT 12u
@@ -152,6 +153,7 @@
 #define VKC_HISTOGRAM_SHIFT_BIT 0x400000u
 #define VKC_HISTOGRAM_STAGED_LEVELS_BIT 0x4000000u
 #define VKC_HISTOGRAM_BYTE_TABLE_BIT 0x8000000u
+#define VKC_HISTOGRAM_WHOLE_BYTES_BIT 0x10000000u
 #define VKC_HISTOGRAM_LOOKUP_WORDS 1028u // the byte table (4 x 256) or staged levels' keys
 // Push-constant flags: the count read on the device, the histogram's and the levels' first words in
 // their bindings (each at most 63), and an IndirectCount's word in bits 24-31.
