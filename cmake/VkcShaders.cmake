@@ -93,6 +93,13 @@ function(_vkc_required_features out kernel type op path)
     elseif(kernel STREQUAL "radix_sort")
       # ranks a subgroup's keys by ballots of their digit bits, the leader's count shuffled to its peers
       list(APPEND features ${_vkc_subgroup_features_${type}} subgroup_ballot subgroup_shuffle)
+    elseif(kernel STREQUAL "segmented")
+      # (heads, value) pairs scanned through subgroup shuffles (vkc/block_segmented.glsl); exact
+      # double min/max compare the bits as 64-bit integers
+      list(APPEND features subgroup_shuffle subgroup_shuffle_relative)
+      if(_vkc_op_compares_${op})
+        list(APPEND features ${_vkc_subgroup_compare_features_${type}})
+      endif()
     elseif(kernel STREQUAL "select")
       # the tile's mask from a ballot a register, the kept counts scanned with subgroup arithmetic
       list(APPEND features ${_vkc_subgroup_features_${type}} subgroup_ballot)
@@ -292,6 +299,8 @@ function(vkc_add_shader_modules target)
               set(bindings 7)
             elseif(kernel STREQUAL "histogram")
               set(bindings 5)
+            elseif(kernel STREQUAL "segmented")
+              set(bindings 7)
             endif()
             # name|collective|type|op|path|features|max work-group size|bindings|kernel|type name|op name|
             # the module whose SPIR-V it runs|that module's packed stream

@@ -12,14 +12,16 @@
 struct VkcDevice_T {
     vkc::Device device;
 };
-// A scan or reduce plan, a sort, select or histogram plan: vkcCmdRecordPlan records whichever it holds.
+// A scan or reduce plan, a sort, select, histogram or segmented plan: vkcCmdRecordPlan records
+// whichever it holds.
 struct VkcPlan_T {
-    enum class Kind { scan, sort, select, histogram };
+    enum class Kind { scan, sort, select, histogram, segmented };
     Kind kind = Kind::scan;
     vkc::ScanPlan plan;
     vkc::SortPlan sort;
     vkc::SelectPlan select;
     vkc::HistogramPlan histogram;
+    vkc::SegmentedPlan segmented;
 };
 
 namespace {
@@ -179,6 +181,27 @@ vkc::HistogramOptions histogram_options_of(const VkcHistogramPlanCreateInfo& inf
     return o;
 }
 static_assert(uint32_t(vkc::Binning::range) == VKC_BINNING_RANGE);
+
+vkc::SegmentedOptions segmented_options_of(const VkcSegmentedPlanCreateInfo& info) {
+    const uint32_t known = VKC_SEGMENTED_SHARED_MEMORY_BIT;
+    if (info.flags & ~known) {
+        throw vkc::Error("VkcSegmentedPlanCreateInfo::flags has unknown bits " + std::to_string(info.flags & ~known));
+    }
+    if (!known_type(uint32_t(info.valueType)) || (info.segments == VKC_SEGMENTS_KEYS && !known_type(uint32_t(info.keyType)))) {
+        throw vkc::Error("VkcSegmentedPlanCreateInfo::valueType or keyType is not a VkcType");
+    }
+    if (!known_op(uint32_t(info.op))) {
+        throw vkc::Error("VkcSegmentedPlanCreateInfo::op " + std::to_string(uint32_t(info.op)) + " is not a VkcOp");
+    }
+    vkc::SegmentedOptions o;
+    o.by = vkc::Segments(info.segments);
+    o.key = info.segments == VKC_SEGMENTS_KEYS ? vkc::Type(info.keyType) : vkc::Type::u32;
+    o.output = vkc::SegmentedOutput(info.outputKind);
+    o.path = (info.flags & VKC_SEGMENTED_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
+    return o;
+}
+static_assert(uint32_t(vkc::Segments::keys) == VKC_SEGMENTS_KEYS &&
+              uint32_t(vkc::SegmentedOutput::run_lengths) == VKC_SEGMENTED_RUN_LENGTHS);
 
 } // namespace
 
@@ -383,6 +406,43 @@ VkcResult vkcCreateHistogramPlan(VkcDevice device, const VkcHistogramPlanCreateI
     });
 }
 
+VkcResult vkcGetSegmentedScratchSize(VkcDevice device, const VkcSegmentedPlanCreateInfo* info, VkDeviceSize* bytes) {
+    if (!device || !info || !bytes) {
+        return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcGetSegmentedScratchSize: device, pCreateInfo or pBytes is NULL");
+    }
+    return guarded([&] {
+        *bytes = device->device.segmented_scratch_bytes(vkc::Type(info->valueType), info->count,
+                                                         segmented_options_of(*info));
+    });
+}
+
+VkcResult vkcCreateSegmentedPlan(VkcDevice device, const VkcSegmentedPlanCreateInfo* info, VkcPlan* out) {
+    if (!out) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateSegmentedPlan: pPlan is NULL");
+    *out = nullptr;
+    if (!device || !info) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcCreateSegmentedPlan: device or pCreateInfo is NULL");
+    return guarded([&] {
+        vkc::SegmentedOptions o = segmented_options_of(*info);
+        vkc::SegmentedRanges r;
+        r.values = range(info->values);
+        r.heads = range(info->heads);
+        r.output = range(info->output);
+        r.unique_keys = range(info->uniqueKeys);
+        r.segments = range(info->segmentCount);
+        r.scratch = range(info->scratch);
+        const vkc::Type value = vkc::Type(info->valueType);
+        const vkc::Op op = vkc::Op(info->op);
+        vkc::Device& d = device->device;
+        vkc::SegmentedPlan plan =
+            info->countBuffer
+                ? d.plan_segmented(value, op, vkc::IndirectCount{info->countBuffer, info->countBufferOffset, info->count}, r, o)
+                : d.plan_segmented(value, op, info->count, r, o);
+        VkcPlan_T* made = new VkcPlan_T{};
+        made->segmented = std::move(plan);
+        made->kind = VkcPlan_T::Kind::segmented;
+        *out = made;
+    });
+}
+
 uint32_t vkcGetPlanResultInAlternate(VkcPlan plan) {
     return plan && plan->kind == VkcPlan_T::Kind::sort && plan->sort.result_in_alternate();
 }
@@ -395,6 +455,7 @@ VkcResult vkcCmdRecordPlan(VkcPlan plan, VkCommandBuffer cmd) {
         case VkcPlan_T::Kind::sort: plan->sort.record(cmd); break;
         case VkcPlan_T::Kind::select: plan->select.record(cmd); break;
         case VkcPlan_T::Kind::histogram: plan->histogram.record(cmd); break;
+        case VkcPlan_T::Kind::segmented: plan->segmented.record(cmd); break;
         default: plan->plan.record(cmd); break;
         }
     });
@@ -406,6 +467,7 @@ uint32_t vkcGetPlanDispatchCount(VkcPlan plan) {
     case VkcPlan_T::Kind::sort: return plan->sort.dispatches();
     case VkcPlan_T::Kind::select: return plan->select.dispatches();
     case VkcPlan_T::Kind::histogram: return plan->histogram.dispatches();
+    case VkcPlan_T::Kind::segmented: return plan->segmented.dispatches();
     default: return plan->plan.dispatches();
     }
 }

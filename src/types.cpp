@@ -35,10 +35,10 @@ static_assert(block_stage_bytes == VKC_STAGE_BYTES);
 static_assert(look_back_register_chunk_tiles == VKC_DEVICE_REGISTER_CHUNK_TILES);
 namespace {
 
-constexpr std::array<std::string_view, 16> collective_names = {
+constexpr std::array<std::string_view, 17> collective_names = {
     "reduce",       "scan_inclusive", "scan_exclusive", "broadcast",  "all",        "any",
     "layout_probe", "block_reduce",   "block_scan_inclusive", "block_scan_exclusive", "copy",
-    "device_scan",  "read",           "radix_sort",     "select",     "histogram"};
+    "device_scan",  "read",           "radix_sort",     "select",     "histogram",  "segmented"};
 // Vulkan's own names, so a message says what to look for in vulkaninfo.
 constexpr std::array<std::string_view, 14> feature_vulkan_names = {
     "subgroup basic operations in compute", "subgroup vote", "subgroup arithmetic", "shaderSubgroupExtendedTypes",
@@ -108,7 +108,7 @@ bool is_block(Collective c) {
 }
 bool has_op(Collective c) {
     return is_block(c) || c == Collective::reduce || c == Collective::scan_inclusive ||
-           c == Collective::scan_exclusive || c == Collective::device_scan;
+           c == Collective::scan_exclusive || c == Collective::device_scan || c == Collective::segmented;
 }
 bool parse(std::string_view text, Type& out) {
     for (const detail::TypeRow& r : detail::type_rows) {
@@ -173,6 +173,10 @@ size_t shared_memory_bytes(const ModuleInfo& m) {
         return (4096 / 32 + 256 + (256 + 33) + 2 * 256 + 3 + 2 + 1) * sizeof(uint32_t);
     case Collective::histogram: // the shared counts, and the bins of 8-bit values or the levels' keys
         return (VKC_HISTOGRAM_SHARED_BINS + VKC_HISTOGRAM_LOOKUP_WORDS) * sizeof(uint32_t);
+    case Collective::segmented: // the scan scratch of (heads, value) pairs (three words each), the
+                                // look-back's window flags, cut slots, recheck flag and pair, the ticket
+        return ((VKC_SEGMENTED_WORKGROUP_SIZE + 33) * 3 + 2 * VKC_SEGMENTED_WORKGROUP_SIZE + 3 + 1 + 3 + 1) *
+               sizeof(uint32_t);
     default: // the scan scratch: capacity + raking lanes (32) + 1, and for block scans a prefix slot
         return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type) +
                (is_block(m.collective) ? block_stage_bytes + block_stage_bytes / 32 + size_of(m.type) : 0);

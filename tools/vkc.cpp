@@ -15,6 +15,7 @@
 #include "arguments.hpp"
 #include "bench.hpp"
 #include "verify/histogram.hpp"
+#include "verify/segmented.hpp"
 #include "verify/select.hpp"
 #include "verify/sort.hpp"
 #include "verify/verify.hpp"
@@ -120,7 +121,12 @@ int selftest(int argc, char** argv) {
         std::vector<vkc::verify::SortCase> sort_cases;     // sort rows (base.collective radix_sort)
         std::vector<vkc::verify::SelectCase> select_cases; // select rows (base.collective select)
         std::vector<vkc::verify::HistogramCase> histogram_cases; // histogram rows (base.collective histogram)
+        std::vector<vkc::verify::SegmentedCase> segmented_cases; // segmented rows (base.collective segmented)
         std::string label() const {
+            if (base.collective == Collective::segmented) {
+                return std::string("device segmented ") + std::string(vkc::name(base.type)) + " " +
+                       std::string(vkc::name(base.op)) + " -";
+            }
             if (base.collective == Collective::histogram) {
                 const vkc::verify::HistogramCase& h = histogram_cases.front();
                 return std::string("device histogram ") + std::string(vkc::name(h.sample)) +
@@ -363,6 +369,45 @@ int selftest(int argc, char** argv) {
         }
     }
 
+    // Segmented scans and reductions: each value type with add, min and max, at counts 0, 1, a tile +- 1,
+    // many tiles and (not quick) a thousand; the outputs (run lengths on uint add), head flags or keys
+    // of every type, segment sizes and forced fallbacks in rotation.
+    {
+        const uint64_t tile = vkc::segmented_tile_items;
+        const vkc::Type value_types[] = {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32,
+                                         vkc::Type::u64, vkc::Type::i64, vkc::Type::f64};
+        using vkc::SegmentedOutput;
+        const SegmentedOutput outputs[] = {SegmentedOutput::reduce, SegmentedOutput::scan_inclusive,
+                                           SegmentedOutput::scan_exclusive};
+        const vkc::verify::SegmentPattern patterns[] = {
+            vkc::verify::SegmentPattern::random, vkc::verify::SegmentPattern::short_runs,
+            vkc::verify::SegmentPattern::huge_among_tiny, vkc::verify::SegmentPattern::every_item};
+        for (vkc::Type value : value_types) {
+            for (vkc::Op op : {vkc::Op::add, vkc::Op::min, vkc::Op::max}) {
+                Row row{{Collective::segmented, value, op}, {}, {}, {}, {}, {}, {}};
+                int k = 0;
+                for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {
+                    if (quick && n > 100 * tile) continue;
+                    vkc::verify::SegmentedCase c;
+                    c.value = value;
+                    c.op = op;
+                    c.count = n;
+                    const bool run_lengths = value == vkc::Type::u32 && op == vkc::Op::add && k % 4 == 3;
+                    c.options.output = run_lengths ? SegmentedOutput::run_lengths : outputs[k % 3];
+                    c.options.by = run_lengths || k % 2 == 0 ? vkc::Segments::keys : vkc::Segments::head_flags;
+                    c.options.key = value_types[(k + int(op)) % 6];
+                    c.options.test.force_fallback = k % 3 == 1;
+                    c.pattern = patterns[k % 4];
+                    c.special = k % 2 == 1;
+                    c.seed = uint64_t(k) + 1;
+                    row.segmented_cases.push_back(c);
+                    ++k;
+                }
+                rows.push_back(row);
+            }
+        }
+    }
+
     // A build made with VKC_TYPES / VKC_OPS / VKC_KERNELS lacks some modules: their rows are left out.
     size_t all_rows = rows.size();
     std::erase_if(rows, [](const Row& row) {
@@ -400,6 +445,9 @@ int selftest(int argc, char** argv) {
         }
         for (const vkc::verify::HistogramCase& c : rows[r].histogram_cases) {
             runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_histogram_case(ctx, c); });
+        }
+        for (const vkc::verify::SegmentedCase& c : rows[r].segmented_cases) {
+            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_segmented_case(ctx, c); });
         }
         for (auto& [case_label, run] : runs) {
             vkc::verify::Outcome o = run();
@@ -451,6 +499,9 @@ int selftest(int argc, char** argv) {
     std::printf("\ndevice histograms: counts 0, 1, a tile +- 1 and 37 tiles + 5%s; 1 to 4 channels, device "
                 "atomics and edge samples in rotation",
                 quick ? "" : ", 1000 tiles + 3");
+    std::printf("\ndevice segmented scans and reductions: the same counts (tiles of %u items); outputs, head flags "
+                "or keys of every type, segment sizes, special values and forced fallbacks in rotation",
+                vkc::segmented_tile_items);
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }

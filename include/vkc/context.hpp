@@ -25,6 +25,7 @@
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
 #include "vkc/histogram.hpp"
+#include "vkc/segmented.hpp"
 #include "vkc/select.hpp"
 #include "vkc/sort.hpp"
 #include "vkc/types.hpp"
@@ -348,6 +349,77 @@ public:
     std::vector<uint32_t> histogram_host(const void* samples, uint64_t sample_count, Type sample,
                                          const HistogramOptions&, std::span<const double> levels);
 
+    // ---- Segmented scans and reductions, by key, run-length encoding (see include/vkc/segmented.hpp) ----
+    // Values and keys u32, i32, f32, u64, i64, f64. Throws Error naming what is wrong.
+
+    // On this Context's Buffers, waiting for the result: count values (unused by run lengths) by the
+    // segments of `heads` (uint32 flags, or keys of options.key) into output, and for reduce by key and
+    // run lengths each segment's first key into unique_keys (else null). Returns the number of
+    // segments (scans: count). output may be values for scans (in place). The scratch and the
+    // count's buffer are made for the call; with timing on, last_gpu_ms() is the plan's time.
+    uint64_t segmented(const Buffer* values, const Buffer& heads, Buffer& output, Buffer* unique_keys, Type value,
+                       Op op, uint64_t count, const SegmentedOptions&);
+    // A segmented plan of this Context's device on its queue, waited for (the barrier before it included).
+    void run(const SegmentedPlan& plan);
+    // Host arrays: T (values) and K (keys) uint32_t, int32_t, float, uint64_t, int64_t or double.
+    // A scan that restarts at every nonzero flag (item 0 always starts a segment).
+    template <class T>
+    std::vector<T> segmented_scan(std::span<const T> values, std::span<const uint32_t> head_flags, Op op,
+                                  bool inclusive = true, SegmentedOptions options = {}) {
+        options.by = Segments::head_flags;
+        options.output = inclusive ? SegmentedOutput::scan_inclusive : SegmentedOutput::scan_exclusive;
+        return segmented_values<uint32_t, T>(values, head_flags, op, options);
+    }
+    // A scan that restarts where the key changes (CUB's InclusiveScanByKey / ExclusiveScanByKey, with
+    // the operator's identity as the exclusive scan's first value).
+    template <class K, class T>
+    std::vector<T> scan_by_key(std::span<const K> keys, std::span<const T> values, Op op, bool inclusive = true,
+                               SegmentedOptions options = {}) {
+        options.by = Segments::keys;
+        options.output = inclusive ? SegmentedOutput::scan_inclusive : SegmentedOutput::scan_exclusive;
+        return segmented_values<K, T>(values, keys, op, options);
+    }
+    // op over each segment that a nonzero flag starts: a total a segment.
+    template <class T>
+    std::vector<T> segmented_reduce(std::span<const T> values, std::span<const uint32_t> head_flags, Op op,
+                                    SegmentedOptions options = {}) {
+        options.by = Segments::head_flags;
+        options.output = SegmentedOutput::reduce;
+        return segmented_values<uint32_t, T>(values, head_flags, op, options);
+    }
+    // op over each run of equal keys, with the run's key (CUB's ReduceByKey).
+    template <class K, class T>
+    ReducedByKey<K, T> reduce_by_key(std::span<const K> keys, std::span<const T> values, Op op,
+                                     SegmentedOptions options = {}) {
+        options.by = Segments::keys;
+        options.output = SegmentedOutput::reduce;
+        ReducedByKey<K, T> r;
+        r.keys.resize(keys.size());
+        r.totals = segmented_values<K, T>(values, keys, op, options, r.keys.data());
+        r.keys.resize(r.totals.size());
+        return r;
+    }
+    // Each run of equal keys: its key and length (CUB's RunLengthEncode::Encode).
+    template <class K>
+    RunLengths<K> run_length_encode(std::span<const K> keys, SegmentedOptions options = {}) {
+        options.by = Segments::keys;
+        options.output = SegmentedOutput::run_lengths;
+        options.key = host_type<K>();
+        RunLengths<K> r;
+        r.keys.resize(keys.size());
+        r.lengths.resize(keys.size());
+        uint64_t runs = segmented_host(nullptr, keys.data(), r.lengths.data(), r.keys.data(), keys.size(), Type::u32,
+                                       Op::add, options);
+        r.keys.resize(runs);
+        r.lengths.resize(runs);
+        return r;
+    }
+    // values: count values (null for run lengths); heads: count flags or keys; out: room for count
+    // values; unique_keys: room for count keys (reduce by key and run lengths) or null. Returns the
+    // number of segments (scans: count).
+    uint64_t segmented_host(const void* values, const void* heads, void* out, void* unique_keys, uint64_t count,
+                            Type value, Op op, const SegmentedOptions&);
+
     // The Vulkan objects, for engines that record plans on this Context's device (an adopted
     // device's own handles where ContextOptions::adopt was given).
     VkInstance vk_instance() const;
@@ -392,6 +464,19 @@ private:
     static auto float_or_integer(const T& v) {
         if constexpr (std::is_same_v<T, half>) return float(v);
         else return v;
+    }
+    template <class K, class T>
+    std::vector<T> segmented_values(std::span<const T> values, std::span<const K> heads, Op op,
+                                    SegmentedOptions options, K* unique_keys = nullptr) {
+        if (values.size() != heads.size()) {
+            throw Error(std::string(segmented_call_name(options)) + ": the values and the " +
+                        (options.by == Segments::keys ? "keys" : "head flags") + " differ in count");
+        }
+        if (options.by == Segments::keys) options.key = host_type<K>();
+        std::vector<T> out(values.size());
+        out.resize(segmented_host(values.data(), heads.data(), out.data(), unique_keys, values.size(), host_type<T>(),
+                                  op, options));
+        return out;
     }
     template <class T>
     std::vector<T> select_into(std::span<const T> items, const uint32_t* flags, const SelectOptions& options) {

@@ -25,6 +25,7 @@
 #include "vkc/device_scan.hpp"
 #include "vkc/modules.hpp"
 #include "vkc/histogram.hpp"
+#include "vkc/segmented.hpp"
 #include "vkc/select.hpp"
 #include "vkc/sort.hpp"
 #include "vkc/types.hpp"
@@ -229,6 +230,22 @@ public:
     // range for count.max_count.
     HistogramPlan plan_histogram(Type sample, const IndirectCount& pixels, const HistogramRanges& ranges,
                                  const HistogramOptions& = {});
+
+    // ---- Segmented scans and reductions, by key, run-length encoding (include/vkc/segmented.hpp) ----
+    // Values and keys u32, i32, f32, u64, i64, f64; count up to segmented_max_count, 0 included (the
+    // number of segments is still written). Throws Error naming what is wrong.
+
+    // Scratch bytes a segmented plan of count items needs.
+    uint64_t segmented_scratch_bytes(Type value, uint64_t count, const SegmentedOptions& = {}) const;
+    // Scans or reduces ranges.values by the segments of ranges.heads (flags or keys) into
+    // ranges.output (and ranges.unique_keys, ranges.segments), as options.output says. Run lengths:
+    // value Type::u32 and Op::add.
+    SegmentedPlan plan_segmented(Type value, Op op, uint64_t count, const SegmentedRanges& ranges,
+                                 const SegmentedOptions& = {});
+    // With the count read on the device when the plan executes (IndirectCount): size the ranges and
+    // the scratch for count.max_count.
+    SegmentedPlan plan_segmented(Type value, Op op, const IndirectCount& count, const SegmentedRanges& ranges,
+                                 const SegmentedOptions& = {});
 
     // The pipeline cache pipelines are created through (DeviceCreateInfo::pipeline_cache, or the
     // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself.

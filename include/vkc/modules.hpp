@@ -100,7 +100,7 @@ struct ModuleInfo {
     Feature required;       // what the device must support to run it
     uint32_t max_workgroup_size; // invocations its shared scratch is sized for
     uint32_t binding_count; // 2; 3 for block modules (binding 2: per-tile record, see BlockParams); 4 device_scan;
-                            // 6 radix_sort; 7 select; 5 histogram
+                            // 6 radix_sort; 7 select; 5 histogram; 7 segmented
     size_t code_bytes;      // size of the SPIR-V
     // The SPIR-V 1.3 words, entry point "main". The library keeps its modules packed, a stream per
     // kernel, type and path, and unpacks a stream when one of its modules is first asked for (safe

@@ -39,9 +39,10 @@ enum class Op : uint32_t {
 // radix_sort is the device-wide sort of Context::sort (include/vkc/sort.hpp).
 // select is the device-wide select, unique and partition of Context::select (include/vkc/select.hpp).
 // histogram is the device-wide histogram of Context::histogram (include/vkc/histogram.hpp).
+// segmented is the segmented scan and reduce, by key too, and run-length encoding (include/vkc/segmented.hpp).
 enum class Collective : uint32_t { reduce, scan_inclusive, scan_exclusive, broadcast, all, any, layout_probe,
                                    block_reduce, block_scan_inclusive, block_scan_exclusive, copy, device_scan, read,
-                                   radix_sort, select, histogram };
+                                   radix_sort, select, histogram, segmented };
 // How a module joins invocations: subgroup operations joined through shared memory, or shared memory only.
 enum class Path : uint32_t { subgroup, shared_memory };
 

@@ -271,6 +271,43 @@ typedef struct VkcHistogramPlanCreateInfo {
     VkcBufferRange scratch;   /* vkcGetHistogramScratchSize bytes */
 } VkcHistogramPlanCreateInfo;
 
+/* Segmented scans and reductions, by key, and run-length encoding (include/vkc/segmented.hpp). Item 0
+ * always starts a segment. */
+typedef enum VkcSegments {
+    VKC_SEGMENTS_HEAD_FLAGS = 0, /* item i starts a segment where its uint32 flag is not 0 */
+    VKC_SEGMENTS_KEYS = 1        /* where its key differs from item i - 1's (floats as numbers) */
+} VkcSegments;
+typedef enum VkcSegmentedOutput {
+    VKC_SEGMENTED_SCAN_INCLUSIVE = 0, /* a value an item: op over its segment up to it */
+    VKC_SEGMENTED_SCAN_EXCLUSIVE = 1, /* the same before it: the op's identity at a segment's first item */
+    VKC_SEGMENTED_REDUCE = 2,         /* a total a segment, with its first key (keys), and their number */
+    VKC_SEGMENTED_RUN_LENGTHS = 3     /* keys only: each run's key and uint32 length, and their number;
+                                       * valueType VKC_TYPE_U32 and op VKC_OP_ADD */
+} VkcSegmentedOutput;
+typedef enum VkcSegmentedFlagBits {
+    VKC_SEGMENTED_SHARED_MEMORY_BIT = 0x1 /* use the shared-memory module even where subgroups would do */
+} VkcSegmentedFlagBits;
+typedef uint32_t VkcSegmentedFlags;
+typedef struct VkcSegmentedPlanCreateInfo {
+    VkcType valueType; /* VKC_TYPE_U32, _I32, _F32, _U64, _I64 or _F64 */
+    VkcOp op;          /* any operator of the scan for valueType */
+    VkcSegments segments;
+    VkcType keyType;   /* VKC_SEGMENTS_KEYS: one of valueType's six */
+    VkcSegmentedOutput outputKind;
+    VkcSegmentedFlags flags;
+    /* Items, at most 2^30 - 1. With countBuffer set, the bound: the plan reads a uint32 count from
+     * countBuffer at countBufferOffset (a multiple of 4) when it executes, clamped to this. */
+    uint64_t count;
+    VkBuffer countBuffer;
+    VkDeviceSize countBufferOffset;
+    VkcBufferRange values;     /* count values; unused by run lengths */
+    VkcBufferRange heads;      /* count uint32 head flags, or count keys */
+    VkcBufferRange output;     /* count values (run lengths: uint32); scans may name the values (in place) */
+    VkcBufferRange uniqueKeys; /* REDUCE by keys and RUN_LENGTHS: room for count keys */
+    VkcBufferRange segmentCount; /* REDUCE and RUN_LENGTHS: 4 bytes, the number of segments */
+    VkcBufferRange scratch;    /* vkcGetSegmentedScratchSize bytes */
+} VkcSegmentedPlanCreateInfo;
+
 typedef struct VkcDevice_T* VkcDevice;
 typedef struct VkcPlan_T* VkcPlan;
 
@@ -312,6 +349,12 @@ VKC_C_API VkcResult vkcGetHistogramScratchSize(VkcDevice device, const VkcHistog
                                                VkDeviceSize* pBytes);
 /* Checks every argument (nothing is recorded on a failure) and makes a histogram plan. */
 VKC_C_API VkcResult vkcCreateHistogramPlan(VkcDevice device, const VkcHistogramPlanCreateInfo* pCreateInfo,
+                                           VkcPlan* pPlan);
+/* Scratch bytes a segmented plan of pCreateInfo's count needs (its ranges are not read). */
+VKC_C_API VkcResult vkcGetSegmentedScratchSize(VkcDevice device, const VkcSegmentedPlanCreateInfo* pCreateInfo,
+                                               VkDeviceSize* pBytes);
+/* Checks every argument (nothing is recorded on a failure) and makes a segmented plan. */
+VKC_C_API VkcResult vkcCreateSegmentedPlan(VkcDevice device, const VkcSegmentedPlanCreateInfo* pCreateInfo,
                                            VkcPlan* pPlan);
 /* A sort plan: 1 where its result is in keysAlternate (and valuesAlternate), 0 where it is in keys;
  * 0 for other plans. */

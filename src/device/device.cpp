@@ -101,6 +101,17 @@ HistogramPlan Device::plan_histogram(Type sample, const IndirectCount& pixels, c
                                      const HistogramOptions& o) {
     return state_->make_histogram_plan(sample, pixels.max_count, ranges, o, &pixels);
 }
+uint64_t Device::segmented_scratch_bytes(Type value, uint64_t count, const SegmentedOptions& o) const {
+    return state_->segmented_scratch_bytes(value, count, o);
+}
+SegmentedPlan Device::plan_segmented(Type value, Op op, uint64_t count, const SegmentedRanges& ranges,
+                                     const SegmentedOptions& o) {
+    return state_->make_segmented_plan(value, op, count, ranges, o);
+}
+SegmentedPlan Device::plan_segmented(Type value, Op op, const IndirectCount& count, const SegmentedRanges& ranges,
+                                     const SegmentedOptions& o) {
+    return state_->make_segmented_plan(value, op, count.max_count, ranges, o, &count);
+}
 SelectPlan Device::plan_select(Type item, const IndirectCount& count, const SelectRanges& ranges,
                                const SelectOptions& o) {
     return state_->make_select_plan(item, count.max_count, ranges, o, &count);

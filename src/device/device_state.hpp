@@ -92,6 +92,11 @@ struct DeviceState {
     uint64_t histogram_scratch_bytes(Type sample, uint64_t pixels, const HistogramOptions&) const;
     HistogramPlan make_histogram_plan(Type sample, uint64_t pixels, const HistogramRanges& ranges,
                                       const HistogramOptions&, const IndirectCount* indirect = nullptr);
+    // Segmented scans and reductions, by key, run-length encoding (src/segmented/); indirect: the count
+    // is read on the device, count is its bound.
+    uint64_t segmented_scratch_bytes(Type value, uint64_t count, const SegmentedOptions&) const;
+    SegmentedPlan make_segmented_plan(Type value, Op op, uint64_t count, const SegmentedRanges& ranges,
+                                      const SegmentedOptions&, const IndirectCount* indirect = nullptr);
     // Whether float add and mul modules of this bit width are created with DenormPreserve.
     bool keeps_denormals(uint32_t width) const;
 

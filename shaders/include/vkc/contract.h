@@ -168,4 +168,27 @@
 #define VKC_HISTOGRAM_CHANNEL_WORDS 8u
 #define VKC_HISTOGRAM_SCRATCH_WORDS 32u
 
+// ---- segmented.comp: segmented scans and reductions, by key, run-length encoding (src/segmented/) ----
+#define VKC_SEGMENTED_WORKGROUP_SIZE 256u
+#define VKC_SEGMENTED_ITEMS 8 // items an invocation holds: tiles of 2048 items
+// VKC_SPEC_KERNEL: the segments (0 head flags, 1 keys) | 32-bit words of a key (1 or 2) << 4 | the
+// key's order (0 uint, 1 int, 2 float) << 8 | the output (vkc::SegmentedOutput: 0 inclusive scan, 1
+// exclusive scan, 2 reduce, 3 run lengths) << 12
+#define VKC_SEGMENTED_KEY_WORDS_SHIFT 4u
+#define VKC_SEGMENTED_KEY_ORDER_SHIFT 8u
+#define VKC_SEGMENTED_OUTPUT_SHIFT 12u
+// Push-constant flags: single bits, the number of segments' word in its binding (at most 63), a bit
+// that is never set (the look-back orders loads through it), and an IndirectCount's word in bits 24-31.
+#define VKC_SEGMENTED_FLAG_FORCE_FALLBACK 0x1u
+#define VKC_SEGMENTED_FLAG_COUNT_ON_DEVICE 0x2u
+#define VKC_SEGMENTED_FLAG_IN_PLACE 0x4u
+#define VKC_SEGMENTED_FLAG_ZERO_SHIFT 7u
+#define VKC_SEGMENTED_SEGMENTS_WORD_SHIFT 8u
+// Scratch words: the ticket, then from VKC_SEGMENTED_STATUSES a slot of VKC_SEGMENTED_STATUS_SLOT
+// words a tile: flag << 30 | the heads (30 bits), then the value's 16-bit pieces, each flag << 30 | piece.
+#define VKC_SEGMENTED_TICKET 0u
+#define VKC_SEGMENTED_STATUSES 16u
+#define VKC_SEGMENTED_STATUS_SLOT 8u
+#define VKC_SEGMENTED_MAX_COUNT 1073741823u // items one segmented pass takes: 2^30 - 1, the heads' count
+
 #endif

@@ -1,0 +1,254 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_KHR_memory_scope_semantics : require
+
+// Segmented scans and reductions, scans and reductions by key, and run-length encoding
+// (vkc::SegmentedPlan, Context::segmented_scan, reduce_by_key, run_length_encode...), in one
+// dispatch. One module per (value type, op); the segments and the output are specialization constants.
+//
+// Each work-group takes a tile of 2048 items by ticket, finds each item's head flag (from the flags,
+// or where its key differs from the one before it; item 0 always starts a segment), scans the tile's
+// (heads, value) pairs (vkc/block_segmented.glsl), finds the tile's prefix pair by a decoupled
+// look-back (vkc/look_back.glsl) and writes:
+//   scans       every item's inclusive (or exclusive: the identity at a head) value in its segment;
+//   reduce      at the last item of each segment, its total, at the segment's number; with keys, at
+//               the first item, its key; and at the last item of all, the number of segments;
+//   run lengths the same with a value of 1 an item (a u32 add module): each run's key and length.
+//
+// Forward progress: Vulkan promises none between work-groups, so the look-back never waits without
+// bound: a tile whose status stays unposted for spin_limit polls is scanned by the waiting
+// work-group itself, from the input. In place (output = values, scans only) is safe: a tile
+// overwrites only its own items, after it posted; the look-back's recheck makes a total read from
+// overwritten items give way to the post.
+//
+// Bindings: 0 values, 1 output, 2 the scratch (vkc/contract.h's VKC_SEGMENTED_*), 3 an
+// IndirectCount's buffer, 4 the head flags (a uint an item) or the keys, 5 the unique keys (the first
+// key of each segment), 6 the number of segments.
+#include "vkc/contract.h"
+
+layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
+       local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
+layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = true;
+layout(constant_id = VKC_SPEC_KERNEL) const uint segmented_shape = 1u << VKC_SEGMENTED_KEY_WORDS_SHIFT;
+const bool by_keys = (segmented_shape & 15u) == 1u;
+const uint key_words = ((segmented_shape >> VKC_SEGMENTED_KEY_WORDS_SHIFT) & 15u) == 2u ? 2u : 1u;
+const uint key_order = (segmented_shape >> VKC_SEGMENTED_KEY_ORDER_SHIFT) & 15u;
+const uint output_kind = (segmented_shape >> VKC_SEGMENTED_OUTPUT_SHIFT) & 15u;
+const uint OUT_INCLUSIVE = 0u, OUT_EXCLUSIVE = 1u, OUT_REDUCE = 2u, OUT_RUN_LENGTHS = 3u;
+const uint ORDER_FLOAT = 2u;
+#define VKC_SUBGROUPS_PACKED subgroups_packed
+// Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
+#define VKC_SCRATCH_CAPACITY VKC_SEGMENTED_WORKGROUP_SIZE
+#define VKC_ITEMS VKC_SEGMENTED_ITEMS
+#define VKC_SEGMENTED_TYPE ITEM_TYPE
+#define VKC_SEGMENTED_OP ITEM_OP
+#include "vkc/block_segmented.glsl"
+#include "vkc/look_back_types.glsl"
+
+const uint VALUE_WORDS = ITEM_BYTES == 8 ? 2u : 1u;
+
+layout(set = 0, binding = 0, std430) readonly buffer Values { uint values_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Output { uint output_words[]; };
+layout(set = 0, binding = 2, std430) coherent buffer State { uint state[]; };
+layout(set = 0, binding = 3, std430) readonly buffer IndirectCount { uint indirect_count_words[]; };
+layout(set = 0, binding = 4, std430) readonly buffer Heads { uint heads_in[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer UniqueKeys { uint unique_keys_out[]; };
+layout(set = 0, binding = 6, std430) writeonly buffer Segments { uint segments_out[]; };
+
+layout(push_constant, std430) uniform Params {
+    uint count;  // items (with FLAG_COUNT_ON_DEVICE: at most this many)
+    uint tiles;  // tiles the grid covers
+    uint flags;
+    uint limits; // polls of an unposted status before scanning that tile from its input
+} params;
+
+const uint SIZE = VKC_SEGMENTED_WORKGROUP_SIZE;
+const uint TILE = VKC_SEGMENTED_WORKGROUP_SIZE * VKC_SEGMENTED_ITEMS;
+const uint HEADS_MASK = (1u << 30u) - 1u;
+
+bool has_flag(uint f) { return (params.flags & f) != 0u; }
+
+uint item_count() {
+    if (!has_flag(VKC_SEGMENTED_FLAG_COUNT_ON_DEVICE)) return params.count;
+    return min(indirect_count_words[params.flags >> VKC_DEVICE_COUNT_WORD_SHIFT], params.count);
+}
+
+ITEM_TYPE load_value(uint index) {
+    if (output_kind == OUT_RUN_LENGTHS) return ITEM_TYPE(1);
+    uvec2 bits = uvec2(values_in[index * VALUE_WORDS], VALUE_WORDS == 2u ? values_in[index * VALUE_WORDS + 1u] : 0u);
+    return vkc_segment_from_bits(bits, ITEM_TYPE(0));
+}
+void store_value(uint index, ITEM_TYPE value) {
+    uvec2 bits = vkc_segment_bits(value);
+    output_words[index * VALUE_WORDS] = bits.x;
+    if (VALUE_WORDS == 2u) output_words[index * VALUE_WORDS + 1u] = bits.y;
+}
+
+// ---- segments: head flags, or runs of equal keys ----
+uvec2 load_key(uint index) {
+    return uvec2(heads_in[index * key_words], key_words == 2u ? heads_in[index * key_words + 1u] : 0u);
+}
+bool is_nan(uvec2 x) {
+    if (key_words == 1u) return (x.x & 0x7fffffffu) > 0x7f800000u;
+    uint high = x.y & 0x7fffffffu;
+    return high > 0x7ff00000u || (high == 0x7ff00000u && x.x != 0u);
+}
+bool is_zero(uvec2 x) { return (x[key_words - 1u] & 0x7fffffffu) == 0u && (key_words == 1u || x.x == 0u); }
+// Keys equal as numbers of their type: floats with -0 == +0 and a NaN equal to nothing.
+bool equal_keys(uvec2 p, uvec2 q) {
+    if (key_order != ORDER_FLOAT) return p == q;
+    if (is_nan(p) || is_nan(q)) return false;
+    return p == q || (is_zero(p) && is_zero(q));
+}
+// Whether item `index` (< the count) starts a segment; with keys, `key` is its key.
+bool head_at(uint index, uvec2 key) {
+    if (index == 0u) return true;
+    if (by_keys) return !equal_keys(key, load_key(index - 1u));
+    return heads_in[index] != 0u;
+}
+
+// A tile's items, blocked: invocation t holds tile items t * VKC_ITEMS + i. Items past the count
+// are the identity pair and no head.
+void load_tile(uint tile, uint count, out VKC_SEGMENT items[VKC_ITEMS], out uvec2 keys[VKC_ITEMS]) {
+    const uint first = tile * TILE + gl_LocalInvocationIndex * VKC_ITEMS;
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint at = first + i;
+        keys[i] = uvec2(0u);
+        items[i] = vkc_segment_identity();
+        if (at < count) {
+            bool head;
+            if (by_keys) {
+                keys[i] = load_key(at);
+                head = i == 0u ? head_at(at, keys[i]) : !equal_keys(keys[i], keys[i - 1u]);
+            } else {
+                head = head_at(at, uvec2(0u));
+            }
+            items[i] = vkc_segment(head, load_value(at));
+        }
+    }
+}
+
+// ---- the look-back over tiles' (heads, value) pairs ----
+const uint VALUE_PIECES = 2u * VALUE_WORDS; // 16-bit pieces of a value's bits
+uint status_at(uint tile) { return VKC_SEGMENTED_STATUSES + tile * VKC_SEGMENTED_STATUS_SLOT; }
+void post_status(uint tile, uint flag, VKC_SEGMENT value) {
+    const uint at = status_at(tile);
+    atomicStore(state[at], (flag << 30u) | value.x, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    [[unroll]] for (uint k = 0u; k < VALUE_PIECES; ++k) {
+        uint piece = ((k < 2u ? value.y : value.z) >> (16u * (k & 1u))) & 0xffffu;
+        atomicStore(state[at + 1u + k], (flag << 30u) | piece, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                    gl_SemanticsRelaxed);
+    }
+}
+// A status is read whole: a flag that differs between its words means a post in between (not yet).
+void read_status(uint tile, uint after, out uint flag, out VKC_SEGMENT value) {
+    uint zero = after & ((params.flags >> VKC_SEGMENTED_FLAG_ZERO_SHIFT) & 1u); // never set: the read depends on `after`
+    const uint at = status_at(tile) + zero;
+    uint word = atomicLoad(state[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    flag = word >> 30u;
+    value = uvec3(word & HEADS_MASK, 0u, 0u);
+    bool same = true;
+    [[unroll]] for (uint k = 0u; k < VALUE_PIECES; ++k) {
+        uint w = atomicLoad(state[at + 1u + k], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        same = same && (w >> 30u) == flag;
+        uint piece = (w & 0xffffu) << (16u * (k & 1u));
+        if (k < 2u) value.y |= piece;
+        else value.z |= piece;
+    }
+    flag = same ? flag : VKC_STATUS_NONE;
+}
+// The fallback: a tile's aggregate from its input, by the whole work-group.
+VKC_SEGMENT tile_aggregate(uint tile) {
+    VKC_SEGMENT items[VKC_ITEMS];
+    uvec2 keys[VKC_ITEMS];
+    load_tile(tile, item_count(), items, keys);
+    VKC_SEGMENT before;
+    return vkc_block_segmented_prepare(items, before);
+}
+#define VKC_TYPE VKC_SEGMENT
+#define VKC_OP segmented
+#define VKC_CUSTOM_COMBINE(a, b) VKC_SEGMENT_COMBINE(a, b)
+#define VKC_CUSTOM_IDENTITY VKC_SEGMENT_IDENTITY
+#define VKC_LOOK_BACK_READ(tile, after, flag, value) read_status(tile, after, flag, value)
+#define VKC_LOOK_BACK_POST(tile, flag, value) post_status(tile, flag, value)
+#define VKC_LOOK_BACK_FALLBACK(tile) tile_aggregate(tile)
+#define VKC_LOOK_BACK_BITS(p) ((p).x ^ (p).y ^ (p).z)
+#define VKC_LOOK_BACK_CAPACITY VKC_SEGMENTED_WORKGROUP_SIZE
+#include "vkc/look_back.glsl"
+
+shared uint tile_index;
+const uint LOOK_BACK_WINDOW = 32u;
+
+void write_segments(uint segments) {
+    segments_out[(params.flags >> VKC_SEGMENTED_SEGMENTS_WORD_SHIFT) & 63u] = segments;
+}
+
+void main() {
+    const uint t = gl_LocalInvocationIndex;
+    if (t == 0u) {
+        tile_index = atomicAdd(state[VKC_SEGMENTED_TICKET], 1u);
+        vkc_look_back_reset_segmented_uvec3();
+    }
+    barrier();
+    const uint tile = tile_index;
+    const uint count = item_count();
+    const uint tiles = (count + TILE - 1u) / TILE;
+    const bool reducing = output_kind >= OUT_REDUCE;
+    if (tile >= tiles) { // uniform: a work-group past the count (an IndirectCount's, or count 0)
+        if (tile == 0u && t == 0u && reducing) write_segments(0u);
+        return;
+    }
+    VKC_SEGMENT items[VKC_ITEMS];
+    uvec2 keys[VKC_ITEMS];
+    load_tile(tile, count, items, keys);
+    bool heads[VKC_ITEMS];
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) heads[i] = items[i].x != 0u;
+    VKC_SEGMENT before;
+    const VKC_SEGMENT aggregate = vkc_block_segmented_prepare(items, before);
+    const VkcLookBackConfig config =
+        VkcLookBackConfig(LOOK_BACK_WINDOW, params.limits & 0xffffu, has_flag(VKC_SEGMENTED_FLAG_FORCE_FALLBACK),
+                          has_flag(VKC_SEGMENTED_FLAG_IN_PLACE));
+    bool seeded;
+    const VKC_SEGMENT prefix = vkc_look_back_prefix_segmented_uvec3(tile, tiles, aggregate, config, seeded);
+    const VKC_SEGMENT seed = seeded ? vkc_segment_combine(prefix, before) : before;
+    const uint first = tile * TILE + t * VKC_ITEMS;
+    if (output_kind == OUT_EXCLUSIVE) {
+        VKC_SEGMENT running = seed;
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            uint at = first + i;
+            if (at < count) store_value(at, vkc_segment_exclusive(heads[i], running));
+            running = vkc_segment_combine(running, items[i]);
+        }
+        return;
+    }
+    vkc_block_segmented_apply(items, seed);
+    if (output_kind == OUT_INCLUSIVE) {
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            uint at = first + i;
+            if (at < count) store_value(at, vkc_segment_value(items[i]));
+        }
+        return;
+    }
+    // Reduce and run lengths: a segment's last item writes its total, its first item its key.
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint at = first + i;
+        if (at >= count) continue;
+        uint segment = items[i].x - 1u;
+        if (by_keys && heads[i]) {
+            unique_keys_out[segment * key_words] = keys[i].x;
+            if (key_words == 2u) unique_keys_out[segment * key_words + 1u] = keys[i].y;
+        }
+        bool last = at + 1u == count;
+        bool tail = last;
+        if (!last) {
+            if (i + 1u < VKC_ITEMS) {
+                tail = heads[i + 1u];
+            } else {
+                tail = head_at(at + 1u, by_keys ? load_key(at + 1u) : uvec2(0u));
+            }
+        }
+        if (tail) store_value(segment, vkc_segment_value(items[i]));
+        if (last) write_segments(items[i].x);
+    }
+}

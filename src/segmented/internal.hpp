@@ -1,0 +1,52 @@
+// Shared by the segmented scans' sources (src/segmented/): the checks every entry point makes and
+// the plan's state. Not installed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "device/device_core.hpp"
+#include "vkc/contract.h"
+
+#include "vkc/segmented.hpp"
+
+namespace vkc {
+
+// Value and key types a segmented plan takes: 32- and 64-bit integers and floats.
+bool is_segmented_item(Type item);
+// Throws Error naming what is wrong: the value type, the operator, the key type, the output, the count.
+void check_segmented_arguments(Type value, Op op, uint64_t count, const SegmentedOptions& o, const char* what);
+// Scratch bytes a segmented plan of count items needs.
+uint64_t segmented_scratch_bytes_of(uint64_t count);
+// Whether the output holds a value a segment (reduce, run lengths) rather than one an item.
+inline bool reduces(const SegmentedOptions& o) {
+    return o.output == SegmentedOutput::reduce || o.output == SegmentedOutput::run_lengths;
+}
+
+// Push constants of shaders/kernels/segmented.comp (its Params block), padded to 32 bytes like every module's.
+struct SegmentedParams {
+    uint32_t count, tiles, flags, limits;
+    uint32_t unused[4];
+};
+static_assert(sizeof(SegmentedParams) == module_push_constant_bytes);
+static_assert(segmented_tile_items == VKC_SEGMENTED_WORKGROUP_SIZE * VKC_SEGMENTED_ITEMS);
+static_assert(segmented_max_count == VKC_SEGMENTED_MAX_COUNT);
+
+struct SegmentedPlan::State {
+    std::shared_ptr<DeviceCore> core;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    BufferRange scratch;       // the range the fill zeroes
+    BufferRange segments_zero; // no items (no pipeline): the number of segments' range (size 0: none)
+    SegmentedParams params{};
+    uint32_t grid_x = 0, grid_y = 0;
+    uint64_t count = 0;
+    Path path = Path::shared_memory;
+    ~State() {
+        if (pool) core->vk.vkDestroyDescriptorPool(core->device, pool, core->allocator);
+    }
+};
+
+} // namespace vkc

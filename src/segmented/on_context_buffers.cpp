@@ -1,0 +1,102 @@
+// Segmented scans and reductions on a Context's own Buffers and on host arrays: a plan on the
+// Context's queue, with a scratch and the number of segments' buffer made for the call, the number
+// read back.
+#include <string>
+
+#include "device/device_state.hpp"
+#include "device/memory.hpp"
+#include "segmented/internal.hpp"
+#include "submit/context_state.hpp"
+
+namespace vkc {
+
+void Context::run(const SegmentedPlan& plan) {
+    if (plan.state_ && plan.state_->core != state_->core) throw Error("run: the plan was made on another device");
+    state_->run_recorded([&](VkCommandBuffer cmd) { plan.record(cmd); }, {});
+}
+
+uint64_t Context::segmented(const Buffer* values, const Buffer& heads, Buffer& output, Buffer* unique_keys,
+                            Type value, Op op, uint64_t count, const SegmentedOptions& o) {
+    DeviceState& dev = *device_.state_;
+    const char* what = segmented_call_name(o);
+    check_segmented_arguments(value, op, count, o, what);
+    const bool keys = o.by == Segments::keys;
+    const bool reducing = reduces(o);
+    const bool has_values = o.output != SegmentedOutput::run_lengths;
+    if (has_values != (values != nullptr)) {
+        throw Error(std::string(what) + (values ? ": values were given, but run lengths take none"
+                                                : ": no values were given"));
+    }
+    if ((reducing && keys) != (unique_keys != nullptr)) {
+        throw Error(std::string(what) + (unique_keys ? ": a unique keys buffer was given, but only reduce by key "
+                                                       "and run lengths write keys"
+                                                     : ": no buffer for the unique keys was given"));
+    }
+    if (values) dev.memory.check_buffer(*values, "the values");
+    dev.memory.check_buffer(heads, keys ? "the keys" : "the head flags");
+    dev.memory.check_buffer(output, "the output");
+    if (unique_keys) dev.memory.check_buffer(*unique_keys, "the unique keys");
+    const uint64_t value_bytes = count * size_of(value);
+    const uint64_t head_bytes = count * (keys ? size_of(o.key) : 4);
+    auto check_size = [&](const Buffer& b, uint64_t need, const char* role) {
+        if (b.size() < need) {
+            throw Error(std::string(what) + ": the " + role + " buffer holds " + std::to_string(b.size()) +
+                        " bytes; " + std::to_string(need) + " are needed");
+        }
+    };
+    if (values) check_size(*values, value_bytes, "values");
+    check_size(heads, head_bytes, keys ? "keys" : "head flags");
+    check_size(output, value_bytes, "output");
+    if (unique_keys) check_size(*unique_keys, head_bytes, "unique keys");
+    if (heads.handle() == output.handle() || (unique_keys && unique_keys->handle() == heads.handle())) {
+        throw Error(std::string(what) + ": the " + (keys ? "keys" : "head flags") +
+                    " and an output are the same buffer");
+    }
+    if (count == 0) return 0;
+    if (o.path == Path::subgroup && !dev.options.shared_memory_only) {
+        state_->subgroups_packed({VKC_SEGMENTED_WORKGROUP_SIZE});
+    }
+    Buffer scratch = create_buffer(segmented_scratch_bytes_of(count));
+    Buffer segments = create_buffer(4);
+    SegmentedRanges ranges;
+    if (values) ranges.values = {values->handle(), 0, value_bytes};
+    ranges.heads = {heads.handle(), 0, head_bytes};
+    ranges.output = {output.handle(), 0, value_bytes};
+    if (unique_keys) ranges.unique_keys = {unique_keys->handle(), 0, head_bytes};
+    ranges.segments = {segments.handle(), 0, 4};
+    ranges.scratch = {scratch.handle(), 0, scratch.size()};
+    SegmentedPlan plan = dev.make_segmented_plan(value, op, count, ranges, o);
+    state_->run_recorded([&](VkCommandBuffer cmd) { plan.record(cmd); }, {});
+    if (!reducing) return count;
+    uint32_t n = 0;
+    download(segments, &n, 4);
+    return n;
+}
+
+// Host arrays: up, through the device, down (one plan takes up to segmented_max_count items).
+uint64_t Context::segmented_host(const void* values, const void* heads, void* out, void* unique_keys, uint64_t count,
+                                 Type value, Op op, const SegmentedOptions& o) {
+    const char* what = segmented_call_name(o);
+    check_segmented_arguments(value, op, count, o, what);
+    if (count == 0) return 0;
+    const bool keys = o.by == Segments::keys;
+    const uint64_t value_bytes = count * size_of(value);
+    const uint64_t head_bytes = count * (keys ? size_of(o.key) : 4);
+    Buffer value_buffer;
+    if (values) {
+        value_buffer = create_buffer(value_bytes);
+        upload(value_buffer, values, value_bytes);
+    }
+    Buffer head_buffer = create_buffer(head_bytes);
+    upload(head_buffer, heads, head_bytes);
+    Buffer output = create_buffer(value_bytes);
+    Buffer key_buffer;
+    if (unique_keys) key_buffer = create_buffer(head_bytes);
+    const uint64_t n = segmented(values ? &value_buffer : nullptr, head_buffer, output,
+                                 unique_keys ? &key_buffer : nullptr, value, op, count, o);
+    download(output, out, n * size_of(value));
+    if (unique_keys) download(key_buffer, unique_keys, n * (head_bytes / count));
+    return n;
+}
+
+} // namespace vkc

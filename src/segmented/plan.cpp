@@ -1,0 +1,208 @@
+// Segmented scan, reduce and run-length encoding plans (include/vkc/segmented.hpp): a fill of the
+// scratch and one dispatch of shaders/kernels/segmented.comp, made once and recorded into any
+// command buffer of the device.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "device/device_state.hpp"
+#include "pipeline/plan_bindings.hpp"
+#include "segmented/internal.hpp"
+#include "vkc/contract.h"
+
+namespace vkc {
+
+namespace {
+constexpr uint32_t segmented_bindings = 7; // values, output, scratch, count, heads, unique keys, segments
+constexpr uint32_t default_spin_limit = 256;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// The key order the kernel compares by (VKC_SEGMENTED_KEY_ORDER_SHIFT).
+uint32_t order_of(Type key) {
+    return key == Type::i32 || key == Type::i64 ? 1u : key == Type::f32 || key == Type::f64 ? 2u : 0u;
+}
+} // namespace
+
+SegmentedPlan::SegmentedPlan() = default;
+SegmentedPlan::SegmentedPlan(SegmentedPlan&&) noexcept = default;
+SegmentedPlan& SegmentedPlan::operator=(SegmentedPlan&&) noexcept = default;
+SegmentedPlan::~SegmentedPlan() = default;
+uint64_t SegmentedPlan::count() const { return state_ ? state_->count : 0; }
+uint32_t SegmentedPlan::dispatches() const { return state_ && state_->pipeline ? 1 : 0; }
+Path SegmentedPlan::path() const { return state_ ? state_->path : Path::shared_memory; }
+
+void SegmentedPlan::record(VkCommandBuffer cmd) const {
+    if (!state_) return;
+    const State& s = *state_;
+    if (!s.core->context_alive) throw Error("SegmentedPlan::record: the plan's Context was destroyed");
+    const DeviceTable& vk = s.core->vk;
+    const uint64_t failed_before = s.core->failed_allocations;
+    if (!s.pipeline) { // no items: no segments
+        if (s.segments_zero.size) vk.vkCmdFillBuffer(cmd, s.segments_zero.buffer, s.segments_zero.offset, 4, 0);
+        s.core->check_allocations(failed_before, "SegmentedPlan::record");
+        return;
+    }
+    vk.vkCmdFillBuffer(cmd, s.scratch.buffer, s.scratch.offset, s.scratch.size, 0);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier,
+                            0, nullptr, 0, nullptr);
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.layout, 0, 1, &s.set, 0, nullptr);
+    vk.vkCmdPushConstants(cmd, s.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(SegmentedParams), &s.params);
+    vk.vkCmdDispatch(cmd, s.grid_x, s.grid_y, 1);
+    s.core->check_allocations(failed_before, "SegmentedPlan::record");
+}
+
+bool is_segmented_item(Type item) {
+    return item == Type::u32 || item == Type::i32 || item == Type::f32 || item == Type::u64 || item == Type::i64 ||
+           item == Type::f64;
+}
+
+const char* segmented_call_name(const SegmentedOptions& o) {
+    const bool keys = o.by == Segments::keys;
+    switch (o.output) {
+    case SegmentedOutput::scan_inclusive:
+    case SegmentedOutput::scan_exclusive: return keys ? "scan by key" : "segmented scan";
+    case SegmentedOutput::reduce: return keys ? "reduce by key" : "segmented reduce";
+    default: return "run-length encode";
+    }
+}
+
+void check_segmented_arguments(Type value, Op op, uint64_t count, const SegmentedOptions& o, const char* what) {
+    const std::string w(what);
+    if (uint32_t(o.by) > uint32_t(Segments::keys)) {
+        throw Error(w + ": SegmentedOptions::by " + std::to_string(uint32_t(o.by)) + " is not a Segments");
+    }
+    if (uint32_t(o.output) > uint32_t(SegmentedOutput::run_lengths)) {
+        throw Error(w + ": SegmentedOptions::output " + std::to_string(uint32_t(o.output)) +
+                    " is not a SegmentedOutput");
+    }
+    if (o.output == SegmentedOutput::run_lengths) {
+        if (o.by != Segments::keys) throw Error(w + ": run lengths are of runs of keys; SegmentedOptions::by is not keys");
+        if (value != Type::u32 || op != Op::add) {
+            throw Error(w + ": run lengths are counted as uint add; the plan's value type is " +
+                        std::string(name(value)) + " and its op " + std::string(name(op)));
+        }
+    }
+    if (!is_segmented_item(value)) {
+        throw Error(w + ": values of type " + std::string(name(value)) +
+                    " are not supported (uint, int, float, ulong, long and double values are)");
+    }
+    if (!has_op(value, op)) {
+        throw Error(w + ": " + std::string(name(op)) + " is not defined on " + std::string(name(value)) + " values");
+    }
+    if (o.by == Segments::keys && !is_segmented_item(o.key)) {
+        throw Error(w + ": keys of type " + std::string(name(o.key)) +
+                    " are not supported (uint, int, float, ulong, long and double keys are)");
+    }
+    if (o.spin_limit > 65535) throw Error(w + ": spin_limit " + std::to_string(o.spin_limit) + " is past 65535");
+    if (count > segmented_max_count) {
+        throw Error(w + ": " + std::to_string(count) + " items are past " + std::to_string(segmented_max_count) +
+                    ", the most one segmented plan takes");
+    }
+}
+
+uint64_t segmented_scratch_bytes_of(uint64_t count) {
+    return (VKC_SEGMENTED_STATUSES + std::max<uint64_t>(1, ceil_div(count, segmented_tile_items)) *
+                                         uint64_t(VKC_SEGMENTED_STATUS_SLOT)) * sizeof(uint32_t);
+}
+
+uint64_t DeviceState::segmented_scratch_bytes(Type value, uint64_t count, const SegmentedOptions& o) const {
+    check_segmented_arguments(value, Op::add, count, o, "segmented_scratch_bytes"); // what the size depends on
+    return segmented_scratch_bytes_of(count);
+}
+
+SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count, const SegmentedRanges& r,
+                                               const SegmentedOptions& o, const IndirectCount* indirect) {
+    const char* what = segmented_call_name(o);
+    check_segmented_arguments(value, op, count, o, what);
+    const DeviceInfo& dev = info;
+    const ModuleInfo* m = &select_module(Collective::segmented, value, op, o.path);
+    check_shape({VKC_SEGMENTED_WORKGROUP_SIZE});
+    if (shared_memory_bytes(*m) > dev.max_shared_memory) {
+        throw UnsupportedError(std::string(what) + ": it needs " + std::to_string(shared_memory_bytes(*m)) +
+                               " bytes of shared memory; the device has " + std::to_string(dev.max_shared_memory));
+    }
+    const bool keys = o.by == Segments::keys;
+    const bool reducing = reduces(o);
+    const bool has_values = o.output != SegmentedOutput::run_lengths;
+    const uint64_t value_bytes = count * size_of(value);
+    const uint64_t head_bytes = count * (keys ? size_of(o.key) : 4);
+    const uint64_t scratch_need = segmented_scratch_bytes_of(count);
+    const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
+    const bool in_place = !reducing && count > 0 && r.output.buffer == r.values.buffer && r.output.offset == r.values.offset;
+    // The number of segments is written even for 0 items.
+    std::vector<RangeRole> roles;
+    if (reducing) roles.push_back({&r.segments, 4, 4, "segments"});
+    if (count > 0) {
+        if (has_values) roles.push_back({&r.values, value_bytes, align, "values", in_place});
+        roles.push_back({&r.heads, head_bytes, align, keys ? "keys" : "head flags", false});
+        if (!in_place) roles.push_back({&r.output, value_bytes, align, "output"});
+        if (reducing && keys) roles.push_back({&r.unique_keys, head_bytes, align, "unique keys"});
+        roles.push_back({&r.scratch, scratch_need, align, "scratch"});
+    }
+    check_roles(roles, dev.max_storage_buffer_range, what);
+    VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
+    uint32_t count_word = 0;
+    if (indirect) {
+        check_indirect_count(*indirect, roles, what);
+        if (count > 0) {
+            CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
+            count_info = binding.info;
+            count_word = binding.word;
+        }
+    }
+
+    SegmentedPlan plan;
+    plan.state_ = std::make_unique<SegmentedPlan::State>();
+    SegmentedPlan::State& st = *plan.state_;
+    st.core = core;
+    st.layout = pipelines.pipeline_layout;
+    st.count = count;
+    st.path = m->path;
+    if (count == 0) { // no dispatch: record() fills the number of segments with 0
+        if (reducing) st.segments_zero = {r.segments.buffer, r.segments.offset, 4};
+        return plan;
+    }
+    st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
+    const uint32_t shape = uint32_t(o.by) |
+                           (keys ? uint32_t(size_of(o.key) / 4) : 1u) << VKC_SEGMENTED_KEY_WORDS_SHIFT |
+                           (keys ? order_of(o.key) : 0u) << VKC_SEGMENTED_KEY_ORDER_SHIFT |
+                           uint32_t(o.output) << VKC_SEGMENTED_OUTPUT_SHIFT;
+    const bool packed = m->path == Path::subgroup && known_packed(VKC_SEGMENTED_WORKGROUP_SIZE);
+    st.pipeline = pipelines.pipeline(*m, {VKC_SEGMENTED_WORKGROUP_SIZE}, packed, 0, false, shape);
+
+    allocate_sets(vk, device, allocator, pipelines.set_layout, 1, st.pool, &st.set);
+    const uint64_t min_align = dev.min_storage_buffer_offset_alignment;
+    // Bindings a plan does not use see ranges it reads (never written through them).
+    const WordBinding segments = reducing ? word_binding(r.segments, 4, min_align)
+                                          : WordBinding{{r.heads.buffer, r.heads.offset, head_bytes}, 0};
+    const BufferRange& values = has_values ? r.values : r.heads;
+    const uint64_t values_bound = has_values ? value_bytes : head_bytes;
+    const BufferRange& unique = reducing && keys ? r.unique_keys : r.heads;
+    VkDescriptorBufferInfo infos[segmented_bindings] = {{values.buffer, values.offset, values_bound},
+                                                        {r.output.buffer, r.output.offset, value_bytes},
+                                                        {r.scratch.buffer, r.scratch.offset, scratch_need},
+                                                        count_info,
+                                                        {r.heads.buffer, r.heads.offset, head_bytes},
+                                                        {unique.buffer, unique.offset, head_bytes},
+                                                        segments.info};
+    write_storage_buffers(vk, device, st.set, infos, segmented_bindings);
+
+    const uint64_t tiles = ceil_div(count, segmented_tile_items);
+    SegmentedParams& p = st.params;
+    p.count = uint32_t(count);
+    p.tiles = uint32_t(tiles);
+    p.flags = (o.test.force_fallback ? VKC_SEGMENTED_FLAG_FORCE_FALLBACK : 0u) |
+              (in_place ? VKC_SEGMENTED_FLAG_IN_PLACE : 0u) |
+              segments.word << VKC_SEGMENTED_SEGMENTS_WORD_SHIFT;
+    if (indirect) p.flags |= VKC_SEGMENTED_FLAG_COUNT_ON_DEVICE | count_word << VKC_DEVICE_COUNT_WORD_SHIFT;
+    p.limits = o.spin_limit ? o.spin_limit : default_spin_limit;
+    grid_for(tiles, st.grid_x, st.grid_y);
+    return plan;
+}
+
+} // namespace vkc

@@ -1,0 +1,321 @@
+// Segmented scans and reductions, scans and reductions by key, and run-length encoding (Context
+// calls, plans on a caller's buffers) against the CPU reference of src/verify/segmented.cpp, at
+// whatever subgroup width the entry runs (CTest runs lavapipe at every width, on the shared-memory
+// path and with one CPU thread).
+#include "support.hpp"
+
+#include "verify/segmented.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+using namespace vkc;
+
+namespace {
+
+constexpr uint64_t tile = segmented_tile_items;
+using verify::SegmentPattern;
+using Output = SegmentedOutput;
+
+SegmentedOptions make(Output output, Segments by = Segments::keys, Type key = Type::u32) {
+    SegmentedOptions o;
+    o.output = output;
+    o.by = by;
+    o.key = key;
+    return o;
+}
+
+// One case through the runner shared with `vkc selftest`.
+void check_segmented(Type value, Op op, uint64_t n, SegmentPattern p, SegmentedOptions o, uint64_t seed,
+                     bool special = false) {
+    verify::SegmentedCase c;
+    c.value = value;
+    c.op = op;
+    c.count = n;
+    c.pattern = p;
+    c.options = o;
+    c.options.path = test::preferred_path();
+    c.special = special;
+    c.seed = seed;
+    verify::Outcome outcome = verify::run_segmented_case(test::context(), c);
+    INFO(c.label());
+    CHECK_MESSAGE(outcome.status == verify::Status::pass, outcome.detail);
+}
+
+const Type value_types[] = {Type::u32, Type::i32, Type::f32, Type::u64, Type::i64, Type::f64};
+
+} // namespace
+
+// Each (value type, op) is a module of its own, and each output and key kind a pipeline: every pair
+// once, rotating through the outputs, the segments and the key types; a width runs a sixth of them
+// (the six widths all).
+TEST_CASE("segmented: every value type and operator, by head flags and by keys, scans and reductions") {
+    uint64_t index = 0, seed = 10;
+    const Output outputs[] = {Output::reduce, Output::scan_inclusive, Output::scan_exclusive};
+    for (Type t : value_types) {
+        for (Op op : vkc::all_ops()) {
+            if (!has_op(t, op) || op == Op::argmax || op == Op::segmented_add) continue;
+            const uint64_t i = index++;
+            if (!test::share(i, 6)) continue;
+            const Segments by = i % 2 ? Segments::head_flags : Segments::keys;
+            const SegmentedOptions o = make(outputs[i % 3], by, value_types[(i / 2) % 6]);
+            check_segmented(t, op, 3 * tile + 77, SegmentPattern::random, o, seed++);
+        }
+    }
+}
+
+TEST_CASE("segmented: counts 0, 1, a tile and a tile +- 1, 2^k +- 1, many tiles") {
+    uint64_t seed = 100;
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), tile - 1, tile, tile + 1, (uint64_t(1) << 15) - 1,
+                       (uint64_t(1) << 15) + 1, 61 * tile + 7}) {
+        check_segmented(Type::u32, Op::add, n, SegmentPattern::random, make(Output::reduce), seed++);
+        check_segmented(Type::i32, Op::max, n, SegmentPattern::short_runs,
+                        make(Output::scan_exclusive, Segments::head_flags), seed++);
+    }
+}
+
+TEST_CASE("segmented: one segment, every item its own, a huge segment among tiny ones, short segments") {
+    uint64_t seed = 200, index = 0;
+    for (SegmentPattern p : {SegmentPattern::one, SegmentPattern::every_item, SegmentPattern::huge_among_tiny,
+                             SegmentPattern::short_runs}) {
+        for (Output output : {Output::reduce, Output::scan_inclusive, Output::scan_exclusive}) {
+            for (Segments by : {Segments::keys, Segments::head_flags}) {
+                if (!test::share(index++, 2)) continue;
+                check_segmented(Type::u64, Op::add, 7 * tile + 5, p, make(output, by, Type::u64), seed++);
+            }
+        }
+    }
+}
+
+TEST_CASE("segmented: float keys with NaNs and signed zeros, float values with NaNs, infinities and denormals") {
+    uint64_t seed = 300;
+    for (Type key : {Type::f32, Type::f64}) {
+        check_segmented(Type::u32, Op::add, 2 * tile + 9, SegmentPattern::short_runs, make(Output::reduce, Segments::keys, key), seed++);
+        check_segmented(Type::u32, Op::add, 2 * tile + 9, SegmentPattern::random, make(Output::run_lengths, Segments::keys, key), seed++);
+    }
+    for (Type value : {Type::f32, Type::f64}) {
+        for (Op op : {Op::min, Op::max}) {
+            check_segmented(value, op, 2 * tile + 9, SegmentPattern::short_runs,
+                            make(op == Op::min ? Output::reduce : Output::scan_inclusive, Segments::head_flags), seed++,
+                            true);
+        }
+    }
+    check_segmented(Type::f64, Op::add, 3 * tile + 1, SegmentPattern::huge_among_tiny,
+                    make(Output::scan_exclusive, Segments::keys, Type::i32), seed++);
+}
+
+TEST_CASE("segmented: run-length encoding of every key type") {
+    uint64_t seed = 400;
+    for (Type key : value_types) {
+        check_segmented(Type::u32, Op::add, 5 * tile + 3, SegmentPattern::short_runs, make(Output::run_lengths, Segments::keys, key), seed++);
+    }
+    check_segmented(Type::u32, Op::add, 5 * tile + 3, SegmentPattern::one, make(Output::run_lengths), seed++);
+    check_segmented(Type::u32, Op::add, 5 * tile + 3, SegmentPattern::every_item, make(Output::run_lengths), seed++);
+}
+
+TEST_CASE("segmented: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
+    uint64_t seed = 500;
+    SegmentedOptions forced = make(Output::reduce, Segments::keys, Type::i64);
+    forced.test.force_fallback = true;
+    check_segmented(Type::f32, Op::max, 9 * tile + 3, SegmentPattern::random, forced, seed++);
+    SegmentedOptions scan = make(Output::scan_inclusive, Segments::head_flags);
+    scan.test.force_fallback = true;
+    check_segmented(Type::u64, Op::add, 9 * tile + 3, SegmentPattern::huge_among_tiny, scan, seed++);
+    SegmentedOptions spin = make(Output::run_lengths);
+    spin.spin_limit = 1;
+    check_segmented(Type::u32, Op::add, 40 * tile + 3, SegmentPattern::short_runs, spin, seed++);
+}
+
+// Plans on one buffer at offsets off the alignment where the kernel allows it, with host and GPU
+// counts, in place and not: the outputs, the number of segments, and a canary past each.
+TEST_CASE("segmented: plans with host and GPU counts, in place, the number of segments written on the device") {
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t bound = 4 * tile + 100;
+    const uint64_t align = std::max<uint64_t>(256, ctx.info().min_storage_buffer_offset_alignment);
+    auto round = [&](uint64_t b) { return (b + align - 1) / align * align; };
+    const uint64_t value_bytes = round(bound * 4), key_bytes = round(bound * 8);
+    const uint64_t scratch_bytes = gpu.segmented_scratch_bytes(Type::u32, bound);
+    const uint64_t at_values = align, at_keys = at_values + value_bytes, at_out = at_keys + key_bytes,
+                   at_unique = at_out + value_bytes, at_scratch = at_unique + key_bytes,
+                   at_words = at_scratch + round(scratch_bytes);
+    Buffer buffer = ctx.create_buffer(at_words + align);
+    uint64_t seed = 600;
+    for (Output output : {Output::reduce, Output::scan_inclusive, Output::run_lengths}) {
+        for (uint64_t n : {uint64_t(0), tile - 1, 3 * tile + 3, bound}) {
+            for (bool indirect : {false, true}) {
+                const bool in_place = output == Output::scan_inclusive && n % 2 == 1;
+                SegmentedOptions o = make(output, Segments::keys, Type::u64);
+                o.path = test::preferred_path();
+                INFO(segmented_call_name(o) << ", count " << n << (indirect ? ", read on the device" : "")
+                                            << (in_place ? ", in place" : ""));
+                const std::vector<uint64_t> keys = verify::segment_keys(Type::u64, SegmentPattern::short_runs, bound, seed);
+                std::vector<uint32_t> values(bound);
+                for (uint64_t i = 0; i < bound; ++i) values[i] = uint32_t(i * 2654435761u + seed);
+                ++seed;
+                const std::vector<uint32_t> sentinel(bound, 0xdeadbeefu);
+                const std::vector<uint64_t> key_sentinel(bound, 0xfeedfacefeedfaceull);
+                std::vector<uint32_t> words(32, 0xcafef00du);
+                words[0] = uint32_t(n);
+                ctx.upload(buffer, values.data(), bound * 4, at_values);
+                ctx.upload(buffer, keys.data(), bound * 8, at_keys);
+                ctx.upload(buffer, sentinel.data(), bound * 4, at_out);
+                ctx.upload(buffer, key_sentinel.data(), bound * 8, at_unique);
+                ctx.upload(buffer, words.data(), words.size() * 4, at_words);
+                SegmentedRanges r;
+                r.values = {buffer.handle(), at_values, bound * 4};
+                r.heads = {buffer.handle(), at_keys, bound * 8};
+                r.output = in_place ? r.values : BufferRange{buffer.handle(), at_out, bound * 4};
+                r.unique_keys = {buffer.handle(), at_unique, bound * 8};
+                r.segments = {buffer.handle(), at_words + 36, 4}; // off the alignment
+                r.scratch = {buffer.handle(), at_scratch, scratch_bytes};
+                SegmentedPlan plan = indirect ? gpu.plan_segmented(Type::u32, Op::add, IndirectCount{buffer.handle(), at_words, bound}, r, o)
+                                              : gpu.plan_segmented(Type::u32, Op::add, n, r, o);
+                CHECK(plan.dispatches() == (indirect || n > 0 ? 1u : 0u));
+                ctx.run(plan);
+                std::vector<uint32_t> got(bound);
+                std::vector<uint64_t> got_keys(bound);
+                ctx.download(buffer, got.data(), bound * 4, in_place ? at_values : at_out);
+                ctx.download(buffer, got_keys.data(), bound * 8, at_unique);
+                ctx.download(buffer, words.data(), words.size() * 4, at_words);
+                // The reference: runs of keys[0, n).
+                std::vector<uint32_t> want;
+                std::vector<uint64_t> want_keys;
+                uint32_t running = 0;
+                for (uint64_t i = 0; i < n; ++i) {
+                    const bool head = i == 0 || keys[i] != keys[i - 1];
+                    if (head && i > 0 && output != Output::scan_inclusive) want.push_back(running);
+                    if (head) running = 0, want_keys.push_back(keys[i]);
+                    running += output == Output::run_lengths ? 1u : values[i];
+                    if (output == Output::scan_inclusive) want.push_back(running);
+                }
+                if (n > 0 && output != Output::scan_inclusive) want.push_back(running);
+                const bool reduces = output != Output::scan_inclusive;
+                CHECK(words[9] == (reduces ? uint32_t(want_keys.size()) : 0xcafef00du));
+                CHECK(words[10] == 0xcafef00du);
+                CHECK(std::equal(want.begin(), want.end(), got.begin()));
+                // Past what it writes: the output as it was.
+                bool untouched = true;
+                for (uint64_t i = want.size(); i < bound; ++i) untouched = untouched && got[i] == (in_place ? values[i] : sentinel[i]);
+                CHECK(untouched);
+                if (reduces) {
+                    CHECK(std::equal(want_keys.begin(), want_keys.end(), got_keys.begin()));
+                    bool keys_untouched = true;
+                    for (uint64_t i = want_keys.size(); i < bound; ++i) keys_untouched = keys_untouched && got_keys[i] == key_sentinel[i];
+                    CHECK(keys_untouched);
+                } else {
+                    CHECK(got_keys == key_sentinel);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("segmented: Context calls on Buffers and host arrays") {
+    if (!test::share(0, 2)) return; // the calls' own work is the same at every width
+    Context& ctx = test::context();
+    const std::vector<uint32_t> keys = {7, 7, 2, 2, 2, 7};
+    const std::vector<float> values = {1, 2, 3, 4, 5, 6};
+    ReducedByKey<uint32_t, float> r = ctx.reduce_by_key(std::span<const uint32_t>(keys), std::span<const float>(values), Op::add);
+    CHECK(r.keys == std::vector<uint32_t>{7, 2, 7});
+    CHECK(r.totals == std::vector<float>{3, 12, 6});
+    RunLengths<uint32_t> runs = ctx.run_length_encode(std::span<const uint32_t>(keys));
+    CHECK(runs.keys == std::vector<uint32_t>{7, 2, 7});
+    CHECK(runs.lengths == std::vector<uint32_t>{2, 3, 1});
+    const std::vector<uint32_t> v = {1, 2, 3, 4}, flags = {1, 0, 1, 0};
+    CHECK(ctx.segmented_scan(std::span<const uint32_t>(v), std::span<const uint32_t>(flags), Op::add) ==
+          std::vector<uint32_t>{1, 3, 3, 7});
+    CHECK(ctx.segmented_scan(std::span<const uint32_t>(v), std::span<const uint32_t>(flags), Op::add, false) ==
+          std::vector<uint32_t>{0, 1, 0, 3});
+    CHECK(ctx.segmented_reduce(std::span<const uint32_t>(v), std::span<const uint32_t>(flags), Op::max) ==
+          std::vector<uint32_t>{2, 4});
+    CHECK(ctx.scan_by_key(std::span<const uint32_t>(keys), std::span<const float>(values), Op::max) ==
+          std::vector<float>{1, 2, 3, 4, 5, 6});
+    const std::vector<int64_t> none;
+    CHECK(ctx.run_length_encode(std::span<const int64_t>(none)).keys.empty());
+    // On Buffers, in place.
+    Buffer data = ctx.create_buffer(16), heads = ctx.create_buffer(16);
+    ctx.upload(data, v.data(), 16);
+    ctx.upload(heads, flags.data(), 16);
+    CHECK(ctx.segmented(&data, heads, data, nullptr, Type::u32, Op::add, 4,
+                        make(Output::scan_inclusive, Segments::head_flags)) == 4);
+    std::vector<uint32_t> got(4);
+    ctx.download(data, got.data(), 16);
+    CHECK(got == std::vector<uint32_t>{1, 3, 3, 7});
+    CHECK(test::error_of([&] { ctx.reduce_by_key(std::span<const uint32_t>(keys), std::span<const float>(values.data(), 5), Op::add); })
+              .find("reduce by key: the values and the keys differ in count") != std::string::npos);
+}
+
+TEST_CASE("segmented: bad arguments get errors that name the problem") {
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t n = 1000;
+    Buffer values = ctx.create_buffer(n * 4), keys = ctx.create_buffer(n * 4), out = ctx.create_buffer(n * 4),
+           unique = ctx.create_buffer(n * 4), small = ctx.create_buffer(256),
+           scratch = ctx.create_buffer(gpu.segmented_scratch_bytes(Type::u32, n));
+    const std::vector<uint32_t> original(n, 0x5a5a5a5au);
+    ctx.upload(out, original.data(), n * 4);
+    ctx.upload(unique, original.data(), n * 4);
+    auto whole = [](const Buffer& b) { return BufferRange{b.handle(), 0, b.size()}; };
+    auto contains = [](const std::string& message, const char* part) {
+        INFO(message);
+        CHECK(message.find(part) != std::string::npos);
+    };
+    SegmentedRanges r;
+    r.values = whole(values);
+    r.heads = whole(keys);
+    r.output = whole(out);
+    r.unique_keys = whole(unique);
+    r.segments = {small.handle(), 0, 4};
+    r.scratch = whole(scratch);
+    const SegmentedOptions o = make(Output::reduce);
+    contains(test::error_of([&] { gpu.plan_segmented(Type::f16, Op::add, n, r, o); }),
+             "reduce by key: values of type half are not supported");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::f32, Op::bit_xor, n, r, o); }), "xor is not defined on float values");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, make(Output::reduce, Segments::keys, Type::u16)); }),
+             "keys of type ushort are not supported");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::f32, Op::add, n, r, make(Output::run_lengths)); }),
+             "run lengths are counted as uint add");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, make(Output::run_lengths, Segments::head_flags)); }),
+             "SegmentedOptions::by is not keys");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, make(Output(9))); }),
+             "SegmentedOptions::output 9 is not a SegmentedOutput");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, segmented_max_count + 1, r, o); }),
+             "the most one segmented plan takes");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u64, Op::add, n, r, o); }),
+             "the values range holds 4000 bytes; 8000 are needed");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, make(Output::reduce, Segments::keys, Type::f64)); }),
+             "the keys range holds 4000 bytes; 8000 are needed");
+    SegmentedRanges no_segments = r;
+    no_segments.segments = {};
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, no_segments, o); }),
+             "the segments buffer is VK_NULL_HANDLE");
+    SegmentedRanges overlap = r;
+    overlap.unique_keys = r.output;
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, overlap, o); }), "overlap");
+    SegmentedRanges reduce_in_place = r;
+    reduce_in_place.output = r.values;
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, reduce_in_place, o); }), "overlap");
+    SegmentedRanges short_scratch = r;
+    short_scratch.scratch = {scratch.handle(), 0, 16};
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, short_scratch, o); }),
+             "the scratch range holds 16 bytes");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, IndirectCount{out.handle(), 8, n}, r, o); }),
+             "the IndirectCount's count lies in the output range");
+    SegmentedOptions spin = o;
+    spin.spin_limit = 70000;
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, spin); }), "spin_limit 70000 is past 65535");
+    contains(test::error_of([&] { ctx.segmented(nullptr, keys, out, &unique, Type::u32, Op::add, n, o); }),
+             "reduce by key: no values were given");
+    contains(test::error_of([&] { ctx.segmented(&values, keys, out, nullptr, Type::u32, Op::add, n, o); }),
+             "no buffer for the unique keys was given");
+    contains(test::error_of([&] { ctx.segmented(&values, keys, keys, &unique, Type::u32, Op::add, n, o); }),
+             "the keys and an output are the same buffer");
+    // Nothing was written.
+    std::vector<uint32_t> after(n), keys_after(n);
+    ctx.download(out, after.data(), n * 4);
+    ctx.download(unique, keys_after.data(), n * 4);
+    CHECK(after == original);
+    CHECK(keys_after == original);
+}
