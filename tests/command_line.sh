@@ -25,7 +25,7 @@ expect 2 "option --size takes a whole number from 0 to 4294967295, not '99999999
 expect 2 "option --items takes a whole number from 1 to 1024, not 'x'" bench block --items 1,x
 expect 2 "option --min-log2 takes a whole number from 10 to 32, not '9'" bench scan --min-log2 9
 expect 2 "--min-log2 is past --max-log2" bench scan --min-log2 20 --max-log2 12
-expect 2 "the bench is block, scan, sort, select, histogram or first-call" bench nonsense
+expect 2 "the bench is block, scan, sort, select, histogram, segmented or first-call" bench nonsense
 expect 2 "option --end-bit takes a whole number from 1 to 32, not '40'" bench sort --end-bit 40
 expect 2 "option --key-bits takes a whole number from 1 to 63, not '0'" bench sort --key-bits 0
 expect 2 "--min-log2 is past --max-log2" bench sort --min-log2 20 --max-log2 12

@@ -538,7 +538,7 @@ const char* bench_usage =
 
 int bench(int argc, char** argv) {
     Arguments args(argc, argv);
-    // block, scan, sort, select, histogram or first-call
+    // block, scan, sort, select, histogram, segmented or first-call
     const std::string_view what = args.next() ? args.option() : "";
     if (what == "first-call") {
         std::string device;
@@ -553,6 +553,7 @@ int bench(int argc, char** argv) {
     if (what == "sort") return bench_sort(argc, argv);
     if (what == "select") return bench_select(argc, argv);
     if (what == "histogram") return bench_histogram(argc, argv);
+    if (what == "segmented") return bench_segmented(argc, argv);
     if (what == "scan") {
         ScanBenchOptions o;
         while (args.next()) {
@@ -586,7 +587,7 @@ int bench(int argc, char** argv) {
         if (o.min_log2 > o.max_log2) throw UsageError("--min-log2 is past --max-log2");
         return bench_scan(o);
     }
-    if (what != "block") throw UsageError("the bench is block, scan, sort, select, histogram or first-call");
+    if (what != "block") throw UsageError("the bench is block, scan, sort, select, histogram, segmented or first-call");
     Options o;
     while (args.next()) {
         if (args.is("--device")) o.device = args.text();

@@ -48,4 +48,7 @@ int bench_select(int argc, char** argv);
 // vkc bench histogram (tools/bench_histogram.cpp): arguments after "bench", "histogram" first.
 extern const char* bench_histogram_usage;
 int bench_histogram(int argc, char** argv);
+// vkc bench segmented (tools/bench_segmented.cpp): arguments after "bench", "segmented" first.
+extern const char* bench_segmented_usage;
+int bench_segmented(int argc, char** argv);
 } // namespace vkc::tool

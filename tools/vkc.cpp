@@ -40,8 +40,8 @@ const char* usage =
     "                              one device-wide scan or reduce of N items against the CPU reference\n";
 // The bench in two lines; vkc --help prints its options instead (bench_usage).
 const char* bench_summary =
-    "  bench block|scan|sort|select|histogram|first-call [options]  throughput against a copy and\n"
-    "                              CUB, and a new process's first scan (vkc --help for their options)\n";
+    "  bench block|scan|sort|select|histogram|segmented|first-call [options]  throughput against a\n"
+    "                              copy and CUB, and a new process's first scan (vkc --help for their options)\n";
 
 int devices() {
     for (const vkc::DeviceInfo& d : vkc::list_devices()) {
@@ -558,6 +558,7 @@ int main(int argc, char** argv) {
         std::fputs(vkc::tool::bench_sort_usage, stdout);
         std::fputs(vkc::tool::bench_select_usage, stdout);
         std::fputs(vkc::tool::bench_histogram_usage, stdout);
+        std::fputs(vkc::tool::bench_segmented_usage, stdout);
         return 0;
     }
     try {

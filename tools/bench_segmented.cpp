@@ -1,0 +1,180 @@
+// vkc bench segmented: segmented reductions and scans by key, and run-length encoding (SegmentedPlan
+// on the Context's buffers) against a copy measured in the same run and, given
+// bench/cuda/cub_segmented's output, against CUB on the same data: keys i / L (segments of L items),
+// values hash32(i) & 0xffff.
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "arguments.hpp"
+#include "bench.hpp"
+#include "vkc/vkc.hpp"
+
+namespace vkc::tool {
+
+namespace {
+
+using SegmentedBenchOptions = SweepOptions;
+
+// The cases, in the table's order: CUB's op name (bench/cuda/cub_segmented), the value type, what
+// vkcollectives runs, and the segment length (0: n / 4096, 4096 segments).
+struct Case {
+    const char* op;
+    Type value;
+    Segments by;
+    SegmentedOutput output;
+    uint64_t length;
+};
+constexpr Case cases[] = {
+    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 1},
+    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 16},
+    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 0},
+    {"reduce_by_key", Type::f32, Segments::keys, SegmentedOutput::reduce, 16},
+    {"scan_by_key", Type::u32, Segments::keys, SegmentedOutput::scan_inclusive, 16},
+    {"scan_by_key", Type::f32, Segments::keys, SegmentedOutput::scan_inclusive, 0},
+    {"rle", Type::u32, Segments::keys, SegmentedOutput::run_lengths, 16},
+    // CUB's DeviceSegmentedReduce takes offsets; here the same segments come as head flags.
+    {"segmented_reduce", Type::u32, Segments::head_flags, SegmentedOutput::reduce, 1},
+    {"segmented_reduce", Type::u32, Segments::head_flags, SegmentedOutput::reduce, 16},
+    {"segmented_reduce", Type::u32, Segments::head_flags, SegmentedOutput::reduce, 0},
+};
+
+// bench/cuda/cub_segmented rows: (op, value type, segment length, n) -> median ms.
+using PeerRows = std::map<std::tuple<std::string, std::string, uint64_t, uint64_t>, double>;
+PeerRows read_peer_rows(const std::string& path) {
+    PeerRows out;
+    std::ifstream in(path);
+    if (!in) throw Error("cannot read CUB results from " + path);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
+        if (f.size() < 5 || f[0] == "op") continue;
+        try {
+            out[{f[0], f[1], std::stoull(f[2]), std::stoull(f[3])}] = std::stod(f[4]);
+        } catch (const std::exception&) {
+        }
+    }
+    return out;
+}
+
+int run(const SegmentedBenchOptions& o) {
+    ContextOptions co;
+    co.device = o.device;
+    Context ctx(co);
+    ctx.set_timing(true, 1);
+    ctx.device().probe_subgroup_layout(ctx.queue(), ctx.queue_family()); // plans may take the subgroup module
+    const DeviceInfo& d = ctx.info();
+    PeerRows cub;
+    if (!o.cub_csv.empty()) cub = read_peer_rows(o.cub_csv);
+    const uint64_t max_n = uint64_t(1) << o.max_log2;
+    std::printf("# vkc bench segmented: %s (%s), %s, 2^%d to 2^%d items, median of %d runs, each measurement after "
+                "300 ms of its own work\n",
+                d.name.c_str(), d.driver.c_str(), today().c_str(), o.min_log2, o.max_log2, o.runs);
+    std::printf("# G/s: input items a second; / bound: the time a copy of the bytes read and written takes (keys or\n"
+                "# flags and values in; totals and keys, or scanned values, out) over ours; CUB:\n"
+                "# bench/cuda/cub_segmented on this GPU. Keys i / L (L items a segment; n/4096: 4096 segments),\n"
+                "# values hash32(i) & 0xffff; segmented_reduce: CUB takes offsets, vkcollectives head flags\n\n");
+    std::string header = "| items | copy GB/s |", rule = "|---:|---:|";
+    for (const Case& c : cases) {
+        const std::string length = c.length ? "L=" + std::to_string(c.length) : "4096 segs";
+        header += std::string(" ") + c.op + " " + std::string(name(c.value)) + " " + length + " G/s | / bound | / CUB |";
+        rule += "---:|---:|---:|";
+    }
+    std::printf("%s\n%s\n", header.c_str(), rule.c_str());
+    Buffer values = ctx.create_buffer(max_n * 4), heads = ctx.create_buffer(max_n * 4), output = ctx.create_buffer(max_n * 4),
+           unique = ctx.create_buffer(max_n * 4), words = ctx.create_buffer(256),
+           scratch = ctx.create_buffer(ctx.device().segmented_scratch_bytes(Type::u32, max_n));
+    std::vector<uint32_t> host(max_n), host_heads(max_n);
+    int failures = 0;
+    for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
+        const uint64_t n = uint64_t(1) << e;
+        auto median = [&](const std::function<void()>& timed) { return median_gpu_ms(ctx, o.runs, timed); };
+        WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, n};
+        const double copy_ms = median([&] { ctx.run(copy, values, output); });
+        const double copy_bytes_per_ms = 2.0 * n * 4 / copy_ms;
+        std::string row = "| 2^" + std::to_string(e) + " | " + std::to_string(int(copy_bytes_per_ms * 1e-6));
+        for (const Case& c : cases) {
+            const uint64_t length = c.length ? c.length : std::max<uint64_t>(1, n / 4096);
+            for (uint64_t i = 0; i < n; ++i) {
+                const uint32_t v = hash(uint32_t(i) + 1) & 0xffffu;
+                host[i] = c.value == Type::f32 ? std::bit_cast<uint32_t>(float(v)) : v;
+            }
+            ctx.upload(values, host.data(), n * 4);
+            for (uint64_t i = 0; i < n; ++i) {
+                host_heads[i] = c.by == Segments::keys ? uint32_t(i / length) : uint32_t(i % length == 0);
+            }
+            ctx.upload(heads, host_heads.data(), n * 4);
+            SegmentedOptions so;
+            so.by = c.by;
+            so.output = c.output;
+            SegmentedRanges r;
+            r.values = {values.handle(), 0, n * 4};
+            r.heads = {heads.handle(), 0, n * 4};
+            r.output = {output.handle(), 0, n * 4};
+            r.unique_keys = {unique.handle(), 0, n * 4};
+            r.segments = {words.handle(), 0, 4};
+            r.scratch = {scratch.handle(), 0, scratch.size()};
+            const Type value = c.output == SegmentedOutput::run_lengths ? Type::u32 : c.value;
+            SegmentedPlan plan = ctx.device().plan_segmented(value, Op::add, n, r, so);
+            const double ms = median([&] { ctx.run(plan); });
+            const uint64_t segments = (n + length - 1) / length;
+            const bool reducing = c.output != SegmentedOutput::scan_inclusive;
+            if (reducing) {
+                uint32_t got = 0;
+                ctx.download(words, &got, 4);
+                if (got != segments) {
+                    std::printf("FAIL %s %s n=%llu: %u segments (want %llu)\n", c.op, std::string(name(c.value)).c_str(),
+                                (unsigned long long)n, got, (unsigned long long)segments);
+                    ++failures;
+                }
+            }
+            // Bytes moved: keys or flags and values in (run lengths: keys only), and out the totals with
+            // their keys, or the scanned values.
+            const bool has_values = c.output != SegmentedOutput::run_lengths;
+            const bool keys_out = reducing && c.by == Segments::keys;
+            const double bytes = n * 4.0 + (has_values ? n * 4.0 : 0.0) +
+                                 (reducing ? segments * (4.0 + (keys_out ? 4.0 : 0.0)) : n * 4.0);
+            const double bound = bytes / copy_bytes_per_ms / ms;
+            auto it = cub.find({c.op, std::string(c.value == Type::f32 ? "f32" : "u32"), length, n});
+            std::string vs_cub = it == cub.end() || it->second <= 0 ? "-" : std::to_string(it->second / ms).substr(0, 5);
+            char cell[96];
+            std::snprintf(cell, sizeof cell, " | %.2f | %.3f | %s", n / ms * 1e-6, bound, vs_cub.c_str());
+            row += cell;
+        }
+        std::printf("%s |\n", row.c_str());
+        std::fflush(stdout);
+    }
+    std::printf("\nbench: %d checks failed\n", failures);
+    return failures ? 1 : 0;
+}
+
+} // namespace
+
+const char* bench_segmented_usage =
+    "  bench segmented [options]   reduce and scan by key, run-length encoding and segmented reduce (head\n"
+    "                              flags) of u32 and f32 values by size; items a second, ratio to a copy of the\n"
+    "                              bytes moved, and to CUB when given\n"
+    "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
+    "    --cub FILE (output of bench/cuda/cub_segmented)\n";
+
+int bench_segmented(int argc, char** argv) {
+    Arguments args(argc, argv);
+    args.next(); // "segmented"
+    SegmentedBenchOptions o;
+    while (args.next()) {
+        if (!o.take(args)) args.unknown();
+    }
+    o.check();
+    return run(o);
+}
+
+} // namespace vkc::tool
