@@ -342,6 +342,72 @@ static void check_histogram(const Engine* e, VkcDevice gpu) {
     free_buffer(e, &scratch);
 }
 
+/* A reduce by key of float values over uint keys (runs of 1 to 7 equal keys) with the count read on
+ * the device; a run-length plan of float values is refused first. */
+static void check_segmented(const Engine* e, VkcDevice gpu) {
+    enum { ITEMS = 30011, LIVE = 25000 };
+    const VkDeviceSize keys_at = 128 << 10, out_at = 256 << 10, unique_at = 384 << 10, words_at = 512 << 10;
+    VkcSegmentedPlanCreateInfo info, bad;
+    VkDeviceSize scratch_bytes = 0;
+    HostBuffer data, scratch;
+    VkcPlan plan = NULL, rejected = NULL;
+    float *values, *totals, sum = 0;
+    uint32_t *keys, *unique, segments = 0, i;
+    memset(&info, 0, sizeof info);
+    info.valueType = VKC_TYPE_F32;
+    info.op = VKC_OP_ADD;
+    info.segments = VKC_SEGMENTS_KEYS;
+    info.keyType = VKC_TYPE_U32;
+    info.outputKind = VKC_SEGMENTED_REDUCE;
+    info.count = ITEMS;
+    expect(vkcGetSegmentedScratchSize(gpu, &info, &scratch_bytes) == VKC_SUCCESS, "vkcGetSegmentedScratchSize");
+    data = make_buffer(e, 640 << 10);
+    scratch = make_buffer(e, scratch_bytes);
+    values = (float*)data.bytes;
+    keys = (uint32_t*)(data.bytes + keys_at);
+    for (i = 0; i < ITEMS; ++i) {
+        values[i] = (float)(i % 5);
+        keys[i] = (i / 7) * 3 + ((i * 2654435761u) >> 30 == 0 ? 1 : 0); /* runs of 7, split now and then */
+    }
+    *(uint32_t*)(data.bytes + words_at) = LIVE;
+    info.countBuffer = data.buffer;
+    info.countBufferOffset = words_at;
+    info.values.buffer = info.heads.buffer = info.output.buffer = info.uniqueKeys.buffer = data.buffer;
+    info.segmentCount.buffer = data.buffer;
+    info.values.size = info.heads.size = info.output.size = info.uniqueKeys.size = ITEMS * 4;
+    info.heads.offset = keys_at;
+    info.output.offset = out_at;
+    info.uniqueKeys.offset = unique_at;
+    info.segmentCount.offset = words_at + 4;
+    info.segmentCount.size = 4;
+    info.scratch.buffer = scratch.buffer;
+    info.scratch.size = scratch_bytes;
+    bad = info;
+    bad.outputKind = VKC_SEGMENTED_RUN_LENGTHS;
+    expect(vkcCreateSegmentedPlan(gpu, &bad, &rejected) == VKC_ERROR_INVALID_ARGUMENT && rejected == NULL,
+           "run lengths of float values were not refused");
+    expect(strstr(vkcGetLastErrorMessage(), "run lengths are counted as uint add") != NULL,
+           "the message does not name the run lengths' type");
+    expect(vkcCreateSegmentedPlan(gpu, &info, &plan) == VKC_SUCCESS, "vkcCreateSegmentedPlan");
+    expect(vkcGetPlanDispatchCount(plan) == 1, "one dispatch");
+    run_plans(e, &plan, 1);
+    totals = (float*)(data.bytes + out_at);
+    unique = (uint32_t*)(data.bytes + unique_at);
+    for (i = 0; i < LIVE; ++i) {
+        if (i > 0 && keys[i] != keys[i - 1]) {
+            expect(totals[segments] == sum && unique[segments] == keys[i - 1], "a segment's total or key");
+            ++segments;
+            sum = 0;
+        }
+        sum += values[i];
+    }
+    expect(totals[segments] == sum && unique[segments] == keys[LIVE - 1], "the last segment's total or key");
+    expect(*(uint32_t*)(data.bytes + words_at + 4) == segments + 1, "the number of segments");
+    vkcDestroyPlan(plan);
+    free_buffer(e, &data);
+    free_buffer(e, &scratch);
+}
+
 int main(void) {
     enum { N = 100003, LIVE = 70001 };
     const VkDeviceSize bytes = N * 4, at_out = 1 << 20, at_result = 2 << 20, at_count = (2 << 20) + 256;
@@ -465,6 +531,7 @@ int main(void) {
     check_sort(&e, gpu);
     check_select(&e, gpu);
     check_histogram(&e, gpu);
+    check_segmented(&e, gpu);
 
     expect(vkcGetPipelineCacheData(gpu, &cache_size, NULL) == VKC_SUCCESS && cache_size > 0, "pipeline cache size");
     for (i = 0; i < 3; ++i) vkcDestroyPlan(plans[i]);
