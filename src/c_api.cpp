@@ -196,11 +196,12 @@ vkc::SegmentedOptions segmented_options_of(const VkcSegmentedPlanCreateInfo& inf
     vkc::SegmentedOptions o;
     o.by = vkc::Segments(info.segments);
     o.key = info.segments == VKC_SEGMENTS_KEYS ? vkc::Type(info.keyType) : vkc::Type::u32;
+    o.segment_count = info.segmentCount;
     o.output = vkc::SegmentedOutput(info.outputKind);
     o.path = (info.flags & VKC_SEGMENTED_SHARED_MEMORY_BIT) ? vkc::Path::shared_memory : vkc::Path::subgroup;
     return o;
 }
-static_assert(uint32_t(vkc::Segments::keys) == VKC_SEGMENTS_KEYS &&
+static_assert(uint32_t(vkc::Segments::offsets) == VKC_SEGMENTS_OFFSETS &&
               uint32_t(vkc::SegmentedOutput::run_lengths) == VKC_SEGMENTED_RUN_LENGTHS);
 
 } // namespace
@@ -427,7 +428,8 @@ VkcResult vkcCreateSegmentedPlan(VkcDevice device, const VkcSegmentedPlanCreateI
         r.heads = range(info->heads);
         r.output = range(info->output);
         r.unique_keys = range(info->uniqueKeys);
-        r.segments = range(info->segmentCount);
+        r.offsets = range(info->offsets);
+        r.segments = range(info->segmentsOut);
         r.scratch = range(info->scratch);
         const vkc::Type value = vkc::Type(info->valueType);
         const vkc::Op op = vkc::Op(info->op);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 using namespace vkc;
@@ -126,6 +127,26 @@ TEST_CASE("segmented: run-length encoding of every key type") {
     check_segmented(Type::u32, Op::add, 5 * tile + 3, SegmentPattern::every_item, make(Output::run_lengths), seed++);
 }
 
+TEST_CASE("segmented: reduce by offsets, with empty segments and items outside every segment") {
+    uint64_t seed = 450, index = 0;
+    const SegmentedOptions o = make(Output::reduce, Segments::offsets);
+    for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 13 * tile + 5}) {
+        check_segmented(Type::u32, Op::add, n, SegmentPattern::random, o, seed++);
+    }
+    // Every item a segment: with the empty ones, a tile's offsets overflow the stage.
+    for (SegmentPattern p : {SegmentPattern::one, SegmentPattern::every_item, SegmentPattern::huge_among_tiny,
+                             SegmentPattern::short_runs}) {
+        const Type types[] = {Type::i64, Type::f64, Type::f32, Type::u64};
+        const Op ops[] = {Op::max, Op::min, Op::add, Op::add};
+        if (!test::share(index, 2)) {
+            ++index;
+            continue;
+        }
+        check_segmented(types[index % 4], ops[index % 4], 5 * tile + 7, p, o, seed++, true);
+        ++index;
+    }
+}
+
 TEST_CASE("segmented: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
     uint64_t seed = 500;
     SegmentedOptions forced = make(Output::reduce, Segments::keys, Type::i64);
@@ -134,6 +155,9 @@ TEST_CASE("segmented: the look-back's fallback, forced for every tile, and a spi
     SegmentedOptions scan = make(Output::scan_inclusive, Segments::head_flags);
     scan.test.force_fallback = true;
     check_segmented(Type::u64, Op::add, 9 * tile + 3, SegmentPattern::huge_among_tiny, scan, seed++);
+    SegmentedOptions offsets = make(Output::reduce, Segments::offsets);
+    offsets.test.force_fallback = true;
+    check_segmented(Type::u32, Op::add, 9 * tile + 3, SegmentPattern::every_item, offsets, seed++);
     SegmentedOptions spin = make(Output::run_lengths);
     spin.spin_limit = 1;
     check_segmented(Type::u32, Op::add, 40 * tile + 3, SegmentPattern::short_runs, spin, seed++);
@@ -244,6 +268,12 @@ TEST_CASE("segmented: Context calls on Buffers and host arrays") {
           std::vector<uint32_t>{2, 4});
     CHECK(ctx.scan_by_key(std::span<const uint32_t>(keys), std::span<const float>(values), Op::max) ==
           std::vector<float>{1, 2, 3, 4, 5, 6});
+    const std::vector<uint32_t> offsets = {0, 2, 2, 5, 6};
+    CHECK(ctx.reduce_segments(std::span<const float>(values), std::span<const uint32_t>(offsets), Op::add) ==
+          std::vector<float>{3, 0, 12, 6});
+    const std::vector<uint32_t> all_empty = {0, 0, 0};
+    CHECK(ctx.reduce_segments(std::span<const float>(), std::span<const uint32_t>(all_empty), Op::max) ==
+          std::vector<float>(2, -std::numeric_limits<float>::infinity()));
     const std::vector<int64_t> none;
     CHECK(ctx.run_length_encode(std::span<const int64_t>(none)).keys.empty());
     // On Buffers, in place.
@@ -315,6 +345,18 @@ TEST_CASE("segmented: bad arguments get errors that name the problem") {
              "the scratch range holds 16 bytes");
     contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, IndirectCount{out.handle(), 8, n}, r, o); }),
              "the IndirectCount's count lies in the output range");
+    SegmentedOptions offsets_scan = make(Output::scan_inclusive, Segments::offsets);
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, offsets_scan); }),
+             "segments by offsets are reduced only");
+    SegmentedOptions by_offsets = make(Output::reduce, Segments::offsets);
+    by_offsets.segment_count = 1000; // 1001 offsets: past the keys' Buffer
+    SegmentedRanges offset_ranges = r;
+    offset_ranges.offsets = whole(keys);
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, offset_ranges, by_offsets); }),
+             "the offsets range holds 4000 bytes; 4004 are needed");
+    by_offsets.segment_count = uint32_t(segmented_max_count + 1);
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, offset_ranges, by_offsets); }),
+             "segment_count 1073741824 is past");
     SegmentedOptions spin = o;
     spin.spin_limit = 70000;
     contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, spin); }), "spin_limit 70000 is past 65535");

@@ -387,6 +387,21 @@ public:
         options.output = SegmentedOutput::reduce;
         return segmented_values<uint32_t, T>(values, head_flags, op, options);
     }
+    // op over each segment s = [offsets[s], offsets[s + 1]) of values (offsets ascending, at most
+    // values.size(); CUB's DeviceSegmentedReduce): a total a segment, the identity for an empty one.
+    template <class T>
+    std::vector<T> reduce_segments(std::span<const T> values, std::span<const uint32_t> offsets, Op op,
+                                   SegmentedOptions options = {}) {
+        options.by = Segments::offsets;
+        options.output = SegmentedOutput::reduce;
+        if (offsets.size() > segmented_max_count + 1) {
+            throw Error("segmented reduce: " + std::to_string(offsets.size()) + " offsets are past the most a call takes");
+        }
+        options.segment_count = offsets.empty() ? 0 : uint32_t(offsets.size() - 1);
+        std::vector<T> out(options.segment_count);
+        segmented_host(values.data(), offsets.data(), out.data(), nullptr, values.size(), host_type<T>(), op, options);
+        return out;
+    }
     // op over each run of equal keys, with the run's key (CUB's ReduceByKey).
     template <class K, class T>
     ReducedByKey<K, T> reduce_by_key(std::span<const K> keys, std::span<const T> values, Op op,

@@ -16,8 +16,13 @@
 // Segments (SegmentedOptions::by):
 //   head_flags  item i starts a segment where flags[i] (a uint32 an item) is not 0;
 //   keys        item i starts a segment where keys[i] != keys[i - 1] (runs of equal keys; floats
-//               compare as numbers: -0 == +0, and a NaN key is never equal, so it is a run of its own).
-// Item 0 always starts a segment. Segments are consecutive and none is empty.
+//               compare as numbers: -0 == +0, and a NaN key is never equal, so it is a run of its own);
+//   offsets     segment s holds items [offsets[s], offsets[s + 1]), for s < segment_count, from
+//               segment_count + 1 ascending uint32 offsets (CUB's DeviceSegmentedReduce with begin
+//               offsets and end offsets one further, as a sparse matrix's rows are stored); segments
+//               may be empty (their total is the operator's identity) and items before offsets[0] or
+//               from offsets[segment_count] on belong to none. Reduce only.
+// With flags and keys, item 0 always starts a segment, and segments are consecutive and not empty.
 //
 // Output (SegmentedOptions::output):
 //   scan_inclusive  output[i] = op over the items of i's segment up to and including i;
@@ -25,7 +30,7 @@
 //                   (add 0, mul 1, min the type's largest value or +INF, max its smallest or -INF);
 //   reduce          output[s] = op over segment s's items, for s < the number of segments; with keys,
 //                   unique_keys[s] = segment s's first key (CUB's ReduceByKey); the number of segments
-//                   goes to ranges.segments;
+//                   goes to ranges.segments (not by offsets: the caller knows it);
 //   run_lengths     keys only, no values: unique_keys[s] and output[s] = the run's length (uint32),
 //                   with the number of runs (CUB's RunLengthEncode::Encode); the plan's value type is
 //                   u32 and its op add.
@@ -56,7 +61,7 @@
 namespace vkc {
 VKC_API_BEGIN
 
-enum class Segments : uint32_t { head_flags, keys };
+enum class Segments : uint32_t { head_flags, keys, offsets };
 enum class SegmentedOutput : uint32_t { scan_inclusive, scan_exclusive, reduce, run_lengths };
 
 // Test hooks: paths a test cannot reach on a small input otherwise. Default off.
@@ -68,6 +73,7 @@ struct SegmentedTestHooks {
 struct SegmentedOptions {
     Segments by = Segments::keys;
     Type key = Type::u32; // Segments::keys: u32, i32, f32, u64, i64 or f64
+    uint32_t segment_count = 0; // Segments::offsets: the segments (ranges.offsets holds one more offset)
     SegmentedOutput output = SegmentedOutput::reduce;
     // Path::shared_memory uses the shared-memory module even where subgroup shuffles exist.
     Path path = Path::subgroup;
@@ -85,8 +91,10 @@ constexpr uint32_t segmented_tile_items = 2048; // items a work-group takes
 struct SegmentedRanges {
     BufferRange values;      // count values; unused by run_lengths
     BufferRange heads;       // Segments::head_flags: count uint32 flags; Segments::keys: count keys
+    BufferRange offsets;     // Segments::offsets: segment_count + 1 ascending uint32 offsets, at most count
     // Scans: count values, and may be `values` itself (in place). Reduce: room for a total a segment
-    // (count values holds every case). Run lengths: room for a uint32 a run.
+    // (count values holds every case; by offsets, segment_count values). Run lengths: room for a
+    // uint32 a run.
     BufferRange output;
     BufferRange unique_keys; // keys with reduce, and run_lengths: room for a key a segment; else unused
     BufferRange segments;    // reduce and run_lengths: 4 bytes, the number of segments (uint32); else unused
@@ -98,7 +106,8 @@ struct SegmentedRanges {
 // it, and the buffers, alive until every command buffer it was recorded into has finished. Move only.
 //
 // record(cmd) records: a fill of the scratch range (vkCmdFillBuffer), a barrier, and one dispatch;
-// with no items (a host count of 0), only a fill of the number of segments with 0 where there is one.
+// with no items (a host count of 0), only a fill of the number of segments with 0 where there is one
+// (by offsets, the dispatch still runs: empty segments get the identity).
 // Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
 // bind point. No queue submission, no waits.
 // Barriers the caller owes:

@@ -275,7 +275,8 @@ typedef struct VkcHistogramPlanCreateInfo {
  * always starts a segment. */
 typedef enum VkcSegments {
     VKC_SEGMENTS_HEAD_FLAGS = 0, /* item i starts a segment where its uint32 flag is not 0 */
-    VKC_SEGMENTS_KEYS = 1        /* where its key differs from item i - 1's (floats as numbers) */
+    VKC_SEGMENTS_KEYS = 1,       /* where its key differs from item i - 1's (floats as numbers) */
+    VKC_SEGMENTS_OFFSETS = 2     /* REDUCE only: segment s holds items [offsets[s], offsets[s + 1]) */
 } VkcSegments;
 typedef enum VkcSegmentedOutput {
     VKC_SEGMENTED_SCAN_INCLUSIVE = 0, /* a value an item: op over its segment up to it */
@@ -293,6 +294,7 @@ typedef struct VkcSegmentedPlanCreateInfo {
     VkcOp op;          /* any operator of the scan for valueType */
     VkcSegments segments;
     VkcType keyType;   /* VKC_SEGMENTS_KEYS: one of valueType's six */
+    uint32_t segmentCount; /* VKC_SEGMENTS_OFFSETS: the segments (offsets holds one more offset) */
     VkcSegmentedOutput outputKind;
     VkcSegmentedFlags flags;
     /* Items, at most 2^30 - 1. With countBuffer set, the bound: the plan reads a uint32 count from
@@ -302,9 +304,11 @@ typedef struct VkcSegmentedPlanCreateInfo {
     VkDeviceSize countBufferOffset;
     VkcBufferRange values;     /* count values; unused by run lengths */
     VkcBufferRange heads;      /* count uint32 head flags, or count keys */
-    VkcBufferRange output;     /* count values (run lengths: uint32); scans may name the values (in place) */
+    VkcBufferRange offsets;    /* VKC_SEGMENTS_OFFSETS: segmentCount + 1 ascending uint32, at most count */
+    VkcBufferRange output;     /* count values (run lengths: uint32; by offsets, segmentCount values); scans
+                                * may name the values (in place) */
     VkcBufferRange uniqueKeys; /* REDUCE by keys and RUN_LENGTHS: room for count keys */
-    VkcBufferRange segmentCount; /* REDUCE and RUN_LENGTHS: 4 bytes, the number of segments */
+    VkcBufferRange segmentsOut; /* REDUCE by flags or keys, RUN_LENGTHS: 4 bytes, the number of segments */
     VkcBufferRange scratch;    /* vkcGetSegmentedScratchSize bytes */
 } VkcSegmentedPlanCreateInfo;
 

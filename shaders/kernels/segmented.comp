@@ -32,6 +32,7 @@ layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_W
 layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = true;
 layout(constant_id = VKC_SPEC_KERNEL) const uint segmented_shape = 1u << VKC_SEGMENTED_KEY_WORDS_SHIFT;
 const bool by_keys = (segmented_shape & 15u) == 1u;
+const bool by_offsets = (segmented_shape & 15u) == 2u;
 const uint key_words = ((segmented_shape >> VKC_SEGMENTED_KEY_WORDS_SHIFT) & 15u) == 2u ? 2u : 1u;
 const uint key_order = (segmented_shape >> VKC_SEGMENTED_KEY_ORDER_SHIFT) & 15u;
 const uint output_kind = (segmented_shape >> VKC_SEGMENTED_OUTPUT_SHIFT) & 15u;
@@ -61,6 +62,7 @@ layout(push_constant, std430) uniform Params {
     uint tiles;  // tiles the grid covers
     uint flags;
     uint limits; // polls of an unposted status before scanning that tile from its input
+    uint segment_count; // by offsets: the segments (binding 4 holds segment_count + 1 offsets)
 } params;
 
 const uint SIZE = VKC_SEGMENTED_WORKGROUP_SIZE;
@@ -108,16 +110,85 @@ bool head_at(uint index, uvec2 key) {
     return heads_in[index] != 0u;
 }
 
+// ---- segments by offsets: segment s holds items [offsets[s], offsets[s + 1]) ----
+// A tile stages the offsets its items fall between in shared memory (where they fit; many empty
+// segments may not), and each invocation finds its first item's segment by binary search and walks
+// on from there. Items outside [offsets[0], offsets[S]) belong to no segment: they are the identity
+// and a head starts the gap after the last segment, so no segment's total takes them in.
+const uint OFFSET_STAGE = TILE + 2u;
+shared uint staged_offsets[OFFSET_STAGE];
+shared uint stage_base, stage_end; // offsets[stage_base, stage_end] are staged, where stage_end - stage_base < OFFSET_STAGE
+shared uint empty_begin, empty_end; // the segments whose emptiness this tile writes
+uint offset_at(int k, bool staged) {
+    if (k < 0) return 0u;
+    return staged ? staged_offsets[uint(k) - stage_base] : heads_in[uint(k)];
+}
+// The first k in [lo, hi] with offsets[k] > i (or >= i with `or_equal`), hi + 1 where there is none.
+int offset_bound(uint i, bool or_equal, int lo, int hi, bool staged) {
+    while (lo <= hi) {
+        int mid = (lo + hi) >> 1;
+        uint o = offset_at(mid, staged);
+        if (o > i || (or_equal && o == i)) hi = mid - 1;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+// Whole work-group: stage the offsets of the tile's items [t0, t0 + TILE), and name the segments
+// whose start lies there (the last tile: from t0 on), which write their identity when empty.
+bool stage_offsets(uint t0, bool last_tile) {
+    const int segments = int(params.segment_count);
+    if (gl_LocalInvocationIndex == 0u) {
+        int begin = offset_bound(t0, true, 0, segments, false);          // first offset >= t0
+        int end = last_tile ? segments + 1 : offset_bound(t0 + TILE, true, begin, segments, false);
+        stage_base = uint(max(begin - 1, 0));
+        stage_end = uint(min(end, segments));
+        empty_begin = uint(begin);
+        empty_end = uint(min(end, segments));
+    }
+    barrier();
+    const bool staged = stage_end - stage_base < OFFSET_STAGE;
+    if (staged) {
+        for (uint k = stage_base + gl_LocalInvocationIndex; k <= stage_end; k += SIZE) {
+            staged_offsets[k - stage_base] = heads_in[k];
+        }
+    }
+    barrier();
+    return staged;
+}
+// An item's segment k (-1 before offsets[0], S from offsets[S] on), for `count` items from `first`
+// (blocked, consecutive); `staged`: the tile's offsets are in shared memory, and the segments of
+// its items lie in [stage_base - 1, stage_end].
+void offset_segments(uint first, uint count, bool staged, out int segment[VKC_ITEMS]) {
+    const int segments = int(params.segment_count);
+    const int lo = staged ? int(stage_base) : 0, hi = staged ? int(stage_end) : segments;
+    int k = offset_bound(first, false, lo, hi, staged) - 1;
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint at = first + i;
+        while (k < segments && at < count && offset_at(k + 1, staged) <= at) ++k;
+        segment[i] = k;
+    }
+}
+
 // A tile's items, blocked: invocation t holds tile items t * VKC_ITEMS + i. Items past the count
-// are the identity pair and no head.
-void load_tile(uint tile, uint count, out VKC_SEGMENT items[VKC_ITEMS], out uvec2 keys[VKC_ITEMS]) {
+// are the identity pair and no head. By offsets, `segment` is each item's segment.
+void load_tile(uint tile, uint count, bool staged, out VKC_SEGMENT items[VKC_ITEMS], out uvec2 keys[VKC_ITEMS],
+               out int segment[VKC_ITEMS]) {
     const uint first = tile * TILE + gl_LocalInvocationIndex * VKC_ITEMS;
+    if (by_offsets) offset_segments(first, count, staged, segment);
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
         uint at = first + i;
         keys[i] = uvec2(0u);
         items[i] = vkc_segment_identity();
+        if (!by_offsets) segment[i] = 0;
         if (at < count) {
             bool head;
+            if (by_offsets) {
+                const int k = segment[i];
+                const bool inside = k >= 0 && k < int(params.segment_count);
+                head = at == 0u || (k >= 0 && offset_at(k, staged) == at);
+                items[i] = vkc_segment(head, inside ? load_value(at) : VKC_SEGMENT_OP_IDENTITY);
+                continue;
+            }
             if (by_keys) {
                 keys[i] = load_key(at);
                 head = i == 0u ? head_at(at, keys[i]) : !equal_keys(keys[i], keys[i - 1u]);
@@ -162,7 +233,8 @@ void read_status(uint tile, uint after, out uint flag, out VKC_SEGMENT value) {
 VKC_SEGMENT tile_aggregate(uint tile) {
     VKC_SEGMENT items[VKC_ITEMS];
     uvec2 keys[VKC_ITEMS];
-    load_tile(tile, item_count(), items, keys);
+    int segment[VKC_ITEMS];
+    load_tile(tile, item_count(), false, items, keys, segment);
     VKC_SEGMENT before;
     return vkc_block_segmented_prepare(items, before);
 }
@@ -193,15 +265,23 @@ void main() {
     barrier();
     const uint tile = tile_index;
     const uint count = item_count();
-    const uint tiles = (count + TILE - 1u) / TILE;
+    // By offsets, one tile even for no items: empty segments still get their identity.
+    const uint tiles = max((count + TILE - 1u) / TILE, by_offsets ? 1u : 0u);
     const bool reducing = output_kind >= OUT_REDUCE;
     if (tile >= tiles) { // uniform: a work-group past the count (an IndirectCount's, or count 0)
-        if (tile == 0u && t == 0u && reducing) write_segments(0u);
+        if (tile == 0u && t == 0u && reducing && !by_offsets) write_segments(0u);
         return;
     }
     VKC_SEGMENT items[VKC_ITEMS];
     uvec2 keys[VKC_ITEMS];
-    load_tile(tile, count, items, keys);
+    int segment[VKC_ITEMS];
+    const bool staged = by_offsets && stage_offsets(tile * TILE, tile == tiles - 1u);
+    load_tile(tile, count, staged, items, keys, segment);
+    if (by_offsets) { // the empty segments that start in this tile
+        for (uint s = empty_begin + t; s < empty_end; s += SIZE) {
+            if (offset_at(int(s), staged) == offset_at(int(s) + 1, staged)) store_value(s, VKC_SEGMENT_OP_IDENTITY);
+        }
+    }
     bool heads[VKC_ITEMS];
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) heads[i] = items[i].x != 0u;
     VKC_SEGMENT before;
@@ -227,6 +307,16 @@ void main() {
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             uint at = first + i;
             if (at < count) store_value(at, vkc_segment_value(items[i]));
+        }
+        return;
+    }
+    if (by_offsets) { // a segment's last item writes its total at the segment's number
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            const int k = segment[i];
+            const uint at = first + i;
+            if (at < count && k >= 0 && k < int(params.segment_count) && offset_at(k + 1, staged) == at + 1u) {
+                store_value(uint(k), vkc_segment_value(items[i]));
+            }
         }
         return;
     }

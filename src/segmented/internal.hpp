@@ -26,7 +26,8 @@ inline bool reduces(const SegmentedOptions& o) {
 // Push constants of shaders/kernels/segmented.comp (its Params block), padded to 32 bytes like every module's.
 struct SegmentedParams {
     uint32_t count, tiles, flags, limits;
-    uint32_t unused[4];
+    uint32_t segment_count; // by offsets
+    uint32_t unused[3];
 };
 static_assert(sizeof(SegmentedParams) == module_push_constant_bytes);
 static_assert(segmented_tile_items == VKC_SEGMENTED_WORKGROUP_SIZE * VKC_SEGMENTED_ITEMS);

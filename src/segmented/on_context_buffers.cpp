@@ -21,6 +21,7 @@ uint64_t Context::segmented(const Buffer* values, const Buffer& heads, Buffer& o
     const char* what = segmented_call_name(o);
     check_segmented_arguments(value, op, count, o, what);
     const bool keys = o.by == Segments::keys;
+    const bool by_offsets = o.by == Segments::offsets;
     const bool reducing = reduces(o);
     const bool has_values = o.output != SegmentedOutput::run_lengths;
     if (has_values != (values != nullptr)) {
@@ -33,11 +34,13 @@ uint64_t Context::segmented(const Buffer* values, const Buffer& heads, Buffer& o
                                                      : ": no buffer for the unique keys was given"));
     }
     if (values) dev.memory.check_buffer(*values, "the values");
-    dev.memory.check_buffer(heads, keys ? "the keys" : "the head flags");
+    const char* heads_name = by_offsets ? "offsets" : keys ? "keys" : "head flags";
+    dev.memory.check_buffer(heads, (std::string("the ") + heads_name).c_str());
     dev.memory.check_buffer(output, "the output");
     if (unique_keys) dev.memory.check_buffer(*unique_keys, "the unique keys");
     const uint64_t value_bytes = count * size_of(value);
-    const uint64_t head_bytes = count * (keys ? size_of(o.key) : 4);
+    const uint64_t head_bytes = by_offsets ? (uint64_t(o.segment_count) + 1) * 4 : count * (keys ? size_of(o.key) : 4);
+    const uint64_t output_bytes = by_offsets ? uint64_t(o.segment_count) * size_of(value) : value_bytes;
     auto check_size = [&](const Buffer& b, uint64_t need, const char* role) {
         if (b.size() < need) {
             throw Error(std::string(what) + ": the " + role + " buffer holds " + std::to_string(b.size()) +
@@ -45,14 +48,13 @@ uint64_t Context::segmented(const Buffer* values, const Buffer& heads, Buffer& o
         }
     };
     if (values) check_size(*values, value_bytes, "values");
-    check_size(heads, head_bytes, keys ? "keys" : "head flags");
-    check_size(output, value_bytes, "output");
+    check_size(heads, head_bytes, heads_name);
+    check_size(output, output_bytes, "output");
     if (unique_keys) check_size(*unique_keys, head_bytes, "unique keys");
     if (heads.handle() == output.handle() || (unique_keys && unique_keys->handle() == heads.handle())) {
-        throw Error(std::string(what) + ": the " + (keys ? "keys" : "head flags") +
-                    " and an output are the same buffer");
+        throw Error(std::string(what) + ": the " + heads_name + " and an output are the same buffer");
     }
-    if (count == 0) return 0;
+    if (by_offsets ? o.segment_count == 0 : count == 0) return 0;
     if (o.path == Path::subgroup && !dev.options.shared_memory_only) {
         state_->subgroups_packed({VKC_SEGMENTED_WORKGROUP_SIZE});
     }
@@ -60,14 +62,15 @@ uint64_t Context::segmented(const Buffer* values, const Buffer& heads, Buffer& o
     Buffer segments = create_buffer(4);
     SegmentedRanges ranges;
     if (values) ranges.values = {values->handle(), 0, value_bytes};
-    ranges.heads = {heads.handle(), 0, head_bytes};
-    ranges.output = {output.handle(), 0, value_bytes};
+    (by_offsets ? ranges.offsets : ranges.heads) = {heads.handle(), 0, head_bytes};
+    ranges.output = {output.handle(), 0, output_bytes};
     if (unique_keys) ranges.unique_keys = {unique_keys->handle(), 0, head_bytes};
     ranges.segments = {segments.handle(), 0, 4};
     ranges.scratch = {scratch.handle(), 0, scratch.size()};
     SegmentedPlan plan = dev.make_segmented_plan(value, op, count, ranges, o);
     state_->run_recorded([&](VkCommandBuffer cmd) { plan.record(cmd); }, {});
     if (!reducing) return count;
+    if (by_offsets) return o.segment_count;
     uint32_t n = 0;
     download(segments, &n, 4);
     return n;
@@ -78,21 +81,25 @@ uint64_t Context::segmented_host(const void* values, const void* heads, void* ou
                                  Type value, Op op, const SegmentedOptions& o) {
     const char* what = segmented_call_name(o);
     check_segmented_arguments(value, op, count, o, what);
-    if (count == 0) return 0;
     const bool keys = o.by == Segments::keys;
+    const bool by_offsets = o.by == Segments::offsets;
+    if (by_offsets ? o.segment_count == 0 : count == 0) return 0;
     const uint64_t value_bytes = count * size_of(value);
-    const uint64_t head_bytes = count * (keys ? size_of(o.key) : 4);
+    const uint64_t head_bytes = by_offsets ? (uint64_t(o.segment_count) + 1) * 4 : count * (keys ? size_of(o.key) : 4);
+    const uint64_t output_bytes = by_offsets ? uint64_t(o.segment_count) * size_of(value) : value_bytes;
+    // No items by offsets: the values' binding sees the offsets (never read through it).
+    const bool has_values = o.output != SegmentedOutput::run_lengths;
     Buffer value_buffer;
-    if (values) {
+    if (has_values && count > 0) {
         value_buffer = create_buffer(value_bytes);
         upload(value_buffer, values, value_bytes);
     }
     Buffer head_buffer = create_buffer(head_bytes);
     upload(head_buffer, heads, head_bytes);
-    Buffer output = create_buffer(value_bytes);
+    Buffer output = create_buffer(output_bytes);
     Buffer key_buffer;
     if (unique_keys) key_buffer = create_buffer(head_bytes);
-    const uint64_t n = segmented(values ? &value_buffer : nullptr, head_buffer, output,
+    const uint64_t n = segmented(has_values ? (count > 0 ? &value_buffer : &head_buffer) : nullptr, head_buffer, output,
                                  unique_keys ? &key_buffer : nullptr, value, op, count, o);
     download(output, out, n * size_of(value));
     if (unique_keys) download(key_buffer, unique_keys, n * (head_bytes / count));

@@ -63,6 +63,7 @@ bool is_segmented_item(Type item) {
 
 const char* segmented_call_name(const SegmentedOptions& o) {
     const bool keys = o.by == Segments::keys;
+    if (o.by == Segments::offsets) return "segmented reduce";
     switch (o.output) {
     case SegmentedOutput::scan_inclusive:
     case SegmentedOutput::scan_exclusive: return keys ? "scan by key" : "segmented scan";
@@ -73,12 +74,19 @@ const char* segmented_call_name(const SegmentedOptions& o) {
 
 void check_segmented_arguments(Type value, Op op, uint64_t count, const SegmentedOptions& o, const char* what) {
     const std::string w(what);
-    if (uint32_t(o.by) > uint32_t(Segments::keys)) {
+    if (uint32_t(o.by) > uint32_t(Segments::offsets)) {
         throw Error(w + ": SegmentedOptions::by " + std::to_string(uint32_t(o.by)) + " is not a Segments");
     }
     if (uint32_t(o.output) > uint32_t(SegmentedOutput::run_lengths)) {
         throw Error(w + ": SegmentedOptions::output " + std::to_string(uint32_t(o.output)) +
                     " is not a SegmentedOutput");
+    }
+    if (o.by == Segments::offsets && o.output != SegmentedOutput::reduce) {
+        throw Error(w + ": segments by offsets are reduced only; SegmentedOptions::output is not reduce");
+    }
+    if (o.by == Segments::offsets && o.segment_count > segmented_max_count) {
+        throw Error(w + ": segment_count " + std::to_string(o.segment_count) + " is past " +
+                    std::to_string(segmented_max_count));
     }
     if (o.output == SegmentedOutput::run_lengths) {
         if (o.by != Segments::keys) throw Error(w + ": run lengths are of runs of keys; SegmentedOptions::by is not keys");
@@ -127,20 +135,26 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
                                " bytes of shared memory; the device has " + std::to_string(dev.max_shared_memory));
     }
     const bool keys = o.by == Segments::keys;
+    const bool by_offsets = o.by == Segments::offsets;
     const bool reducing = reduces(o);
     const bool has_values = o.output != SegmentedOutput::run_lengths;
+    const bool writes_count = reducing && !by_offsets; // the number of segments
     const uint64_t value_bytes = count * size_of(value);
-    const uint64_t head_bytes = count * (keys ? size_of(o.key) : 4);
+    const uint64_t head_bytes = by_offsets ? (uint64_t(o.segment_count) + 1) * 4 : count * (keys ? size_of(o.key) : 4);
+    const uint64_t output_bytes = by_offsets ? uint64_t(o.segment_count) * size_of(value) : value_bytes;
+    // By offsets, empty segments are written even for no items.
+    const bool dispatches = by_offsets ? o.segment_count > 0 : count > 0;
     const uint64_t scratch_need = segmented_scratch_bytes_of(count);
     const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     const bool in_place = !reducing && count > 0 && r.output.buffer == r.values.buffer && r.output.offset == r.values.offset;
     // The number of segments is written even for 0 items.
     std::vector<RangeRole> roles;
-    if (reducing) roles.push_back({&r.segments, 4, 4, "segments"});
-    if (count > 0) {
-        if (has_values) roles.push_back({&r.values, value_bytes, align, "values", in_place});
-        roles.push_back({&r.heads, head_bytes, align, keys ? "keys" : "head flags", false});
-        if (!in_place) roles.push_back({&r.output, value_bytes, align, "output"});
+    if (writes_count) roles.push_back({&r.segments, 4, 4, "segments"});
+    const BufferRange& heads = by_offsets ? r.offsets : r.heads;
+    if (dispatches) {
+        if (has_values && count > 0) roles.push_back({&r.values, value_bytes, align, "values", in_place});
+        roles.push_back({&heads, head_bytes, align, by_offsets ? "offsets" : keys ? "keys" : "head flags", false});
+        if (!in_place) roles.push_back({&r.output, output_bytes, align, "output"});
         if (reducing && keys) roles.push_back({&r.unique_keys, head_bytes, align, "unique keys"});
         roles.push_back({&r.scratch, scratch_need, align, "scratch"});
     }
@@ -163,8 +177,8 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
     st.layout = pipelines.pipeline_layout;
     st.count = count;
     st.path = m->path;
-    if (count == 0) { // no dispatch: record() fills the number of segments with 0
-        if (reducing) st.segments_zero = {r.segments.buffer, r.segments.offset, 4};
+    if (!dispatches) { // record() fills the number of segments with 0
+        if (writes_count) st.segments_zero = {r.segments.buffer, r.segments.offset, 4};
         return plan;
     }
     st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
@@ -178,21 +192,22 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
     allocate_sets(vk, device, allocator, pipelines.set_layout, 1, st.pool, &st.set);
     const uint64_t min_align = dev.min_storage_buffer_offset_alignment;
     // Bindings a plan does not use see ranges it reads (never written through them).
-    const WordBinding segments = reducing ? word_binding(r.segments, 4, min_align)
-                                          : WordBinding{{r.heads.buffer, r.heads.offset, head_bytes}, 0};
-    const BufferRange& values = has_values ? r.values : r.heads;
-    const uint64_t values_bound = has_values ? value_bytes : head_bytes;
-    const BufferRange& unique = reducing && keys ? r.unique_keys : r.heads;
-    VkDescriptorBufferInfo infos[segmented_bindings] = {{values.buffer, values.offset, values_bound},
-                                                        {r.output.buffer, r.output.offset, value_bytes},
+    const WordBinding segments = writes_count ? word_binding(r.segments, 4, min_align)
+                                              : WordBinding{{heads.buffer, heads.offset, head_bytes}, 0};
+    // No items by offsets: the values' binding sees the offsets (never read through it).
+    const bool values_bound = has_values && count > 0;
+    const BufferRange& values = values_bound ? r.values : heads;
+    const BufferRange& unique = reducing && keys ? r.unique_keys : heads;
+    VkDescriptorBufferInfo infos[segmented_bindings] = {{values.buffer, values.offset, values_bound ? value_bytes : head_bytes},
+                                                        {r.output.buffer, r.output.offset, output_bytes},
                                                         {r.scratch.buffer, r.scratch.offset, scratch_need},
                                                         count_info,
-                                                        {r.heads.buffer, r.heads.offset, head_bytes},
+                                                        {heads.buffer, heads.offset, head_bytes},
                                                         {unique.buffer, unique.offset, head_bytes},
                                                         segments.info};
     write_storage_buffers(vk, device, st.set, infos, segmented_bindings);
 
-    const uint64_t tiles = ceil_div(count, segmented_tile_items);
+    const uint64_t tiles = std::max<uint64_t>(1, ceil_div(count, segmented_tile_items));
     SegmentedParams& p = st.params;
     p.count = uint32_t(count);
     p.tiles = uint32_t(tiles);
@@ -201,6 +216,7 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
               segments.word << VKC_SEGMENTED_SEGMENTS_WORD_SHIFT;
     if (indirect) p.flags |= VKC_SEGMENTED_FLAG_COUNT_ON_DEVICE | count_word << VKC_DEVICE_COUNT_WORD_SHIFT;
     p.limits = o.spin_limit ? o.spin_limit : default_spin_limit;
+    p.segment_count = by_offsets ? o.segment_count : 0;
     grid_for(tiles, st.grid_x, st.grid_y);
     return plan;
 }

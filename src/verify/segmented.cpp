@@ -115,6 +115,43 @@ void check(detail::Runner& r, const SegmentedCase& c, const std::vector<uint32_t
     r.validation_clean();
 }
 
+// Segments by offsets: each segment's total, the identity for an empty one.
+template <class T>
+void check_offsets(detail::Runner& r, const SegmentedCase& c, const std::vector<T>& values) {
+    const std::vector<uint32_t> offsets = segment_offsets(c.pattern, c.count, c.seed);
+    SegmentedOptions o = c.options;
+    o.segment_count = uint32_t(offsets.size() - 1);
+    std::vector<T> got(o.segment_count);
+    const uint64_t n = r.ctx.segmented_host(values.data(), offsets.data(), got.data(), nullptr, c.count, c.value,
+                                            c.op, o);
+    if (n != o.segment_count) {
+        r.fail("segments " + std::to_string(n) + " (want " + std::to_string(o.segment_count) + ")");
+        return;
+    }
+    for (uint32_t s = 0; s < o.segment_count; ++s) {
+        T want = detail::identity<T>(c.op);
+        long double sum = 0, abs_sum = 0;
+        for (uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+            const T v = detail::prepare(c.op, values[i]);
+            want = detail::combine(c.op, want, v);
+            sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v));
+        }
+        const uint64_t k = offsets[s + 1] - offsets[s];
+        std::string error;
+        if (detail::is_float_v<T> && c.op == Op::add && k > 0) {
+            error = detail::float_sum_error(got[s], sum, k, abs_sum);
+        } else if (detail::bits_of(got[s]) != detail::bits_of(want)) {
+            error = "expected " + detail::show(want) + ", got " + detail::show(got[s]);
+        }
+        if (!error.empty()) {
+            r.fail("segment " + std::to_string(s) + " [" + std::to_string(offsets[s]) + ", " +
+                   std::to_string(offsets[s + 1]) + "): " + error);
+            return;
+        }
+    }
+    r.validation_clean();
+}
+
 template <class T>
 std::vector<T> segment_values(const SegmentedCase& c) {
     Rng rng(c.seed * 0x9e3779b97f4a7c15ull + 7);
@@ -167,6 +204,22 @@ std::vector<uint32_t> segment_heads(SegmentPattern p, uint64_t n, uint64_t seed)
     return heads;
 }
 
+std::vector<uint32_t> segment_offsets(SegmentPattern p, uint64_t n, uint64_t seed) {
+    const std::vector<uint32_t> heads = segment_heads(p, n, seed);
+    Rng rng(seed ^ 0x632be59bd9b4e019ull);
+    const uint64_t before = seed % 2 ? n / 50 : 0, after = seed % 3 ? n / 40 : 0;
+    std::vector<uint32_t> offsets;
+    for (uint64_t i = before; i + after < n; ++i) {
+        if (i == before || heads[i]) {
+            offsets.push_back(uint32_t(i));
+            while (rng() % 16 == 0) offsets.push_back(uint32_t(i)); // an empty segment
+        }
+    }
+    offsets.push_back(uint32_t(n - after));
+    if (rng() % 2) offsets.push_back(uint32_t(n - after)); // an empty last segment
+    return offsets;
+}
+
 std::vector<uint64_t> segment_keys(Type key, SegmentPattern p, uint64_t n, uint64_t seed) {
     const std::vector<uint32_t> heads = segment_heads(p, n, seed);
     Rng rng(seed ^ 0x94d049bb133111ebull);
@@ -202,6 +255,7 @@ std::string SegmentedCase::label() const {
                     std::string(vkc::name(op));
     if (options.output == SegmentedOutput::scan_exclusive) s += " exclusive";
     if (options.by == Segments::keys) s += std::string(" (keys ") + std::string(vkc::name(options.key)) + ")";
+    if (options.by == Segments::offsets) s += " by offsets";
     s += " n=" + std::to_string(count) + " " + verify::name(pattern);
     if (special) s += " special values";
     if (options.test.force_fallback) s += " forced fallback";
@@ -220,7 +274,8 @@ Outcome run_segmented_case(Context& ctx, const SegmentedCase& c) {
             using T = decltype(host);
             if constexpr (std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float> ||
                           std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
-                check<T>(r, c, flags, keys, segment_values<T>(c));
+                if (c.options.by == Segments::offsets) check_offsets<T>(r, c, segment_values<T>(c));
+                else check<T>(r, c, flags, keys, segment_values<T>(c));
             } else {
                 r.fail(std::string("values of type ") + std::string(vkc::name(c.value)) + " are not segmented");
             }

@@ -19,6 +19,9 @@ const char* name(SegmentPattern);
 // Head flags of a pattern: heads[i] != 0 where item i starts a segment (item 0's flag left random:
 // it starts one anyway).
 std::vector<uint32_t> segment_heads(SegmentPattern, uint64_t count, uint64_t seed);
+// Offsets of Segments::offsets whose segments are the pattern's, with empty segments among them
+// now and then, and (seed by seed) items before the first segment and after the last.
+std::vector<uint32_t> segment_offsets(SegmentPattern, uint64_t count, uint64_t seed);
 // Keys (bits, 32-bit types in the low half) whose runs are the pattern's segments, or near them
 // (float keys: -0 and +0 are one run, a NaN a run of its own).
 std::vector<uint64_t> segment_keys(Type key, SegmentPattern, uint64_t count, uint64_t seed);

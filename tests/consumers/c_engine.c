@@ -373,13 +373,13 @@ static void check_segmented(const Engine* e, VkcDevice gpu) {
     info.countBuffer = data.buffer;
     info.countBufferOffset = words_at;
     info.values.buffer = info.heads.buffer = info.output.buffer = info.uniqueKeys.buffer = data.buffer;
-    info.segmentCount.buffer = data.buffer;
+    info.segmentsOut.buffer = data.buffer;
     info.values.size = info.heads.size = info.output.size = info.uniqueKeys.size = ITEMS * 4;
     info.heads.offset = keys_at;
     info.output.offset = out_at;
     info.uniqueKeys.offset = unique_at;
-    info.segmentCount.offset = words_at + 4;
-    info.segmentCount.size = 4;
+    info.segmentsOut.offset = words_at + 4;
+    info.segmentsOut.size = 4;
     info.scratch.buffer = scratch.buffer;
     info.scratch.size = scratch_bytes;
     bad = info;
