@@ -174,8 +174,9 @@ size_t shared_memory_bytes(const ModuleInfo& m) {
     case Collective::histogram: // the shared counts, and the bins of 8-bit values or the levels' keys
         return (VKC_HISTOGRAM_SHARED_BINS + VKC_HISTOGRAM_LOOKUP_WORDS) * sizeof(uint32_t);
     case Collective::segmented: // the scan scratch of (heads, value) pairs (three words each), the
-                                // look-back's window flags, cut slots, recheck flag and pair, the ticket
-        return ((VKC_SEGMENTED_WORKGROUP_SIZE + 33) * 3 + 2 * VKC_SEGMENTED_WORKGROUP_SIZE + 3 + 1 + 3 + 1) *
+                                // look-back's window flags, cut slots, recheck flag and pair, the ticket,
+                                // the staged offsets (258) and their bounds
+        return ((VKC_SEGMENTED_WORKGROUP_SIZE + 33) * 3 + 2 * VKC_SEGMENTED_WORKGROUP_SIZE + 3 + 1 + 3 + 1 + 258 + 4) *
                sizeof(uint32_t);
     default: // the scan scratch: capacity + raking lanes (32) + 1, and for block scans a prefix slot
         return size_t(m.max_workgroup_size + 33 + (is_block(m.collective) ? 1 : 0)) * size_of(m.type) +

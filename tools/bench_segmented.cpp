@@ -1,7 +1,7 @@
-// vkc bench segmented: segmented reductions and scans by key, and run-length encoding (SegmentedPlan
-// on the Context's buffers) against a copy measured in the same run and, given
+// vkc bench segmented: reductions and scans by key, run-length encoding and reductions by offsets
+// (SegmentedPlan on the Context's buffers) against a copy measured in the same run and, given
 // bench/cuda/cub_segmented's output, against CUB on the same data: keys i / L (segments of L items),
-// values hash32(i) & 0xffff.
+// offsets s x L, values hash32(i) & 0xffff.
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -40,10 +40,9 @@ constexpr Case cases[] = {
     {"scan_by_key", Type::u32, Segments::keys, SegmentedOutput::scan_inclusive, 16},
     {"scan_by_key", Type::f32, Segments::keys, SegmentedOutput::scan_inclusive, 0},
     {"rle", Type::u32, Segments::keys, SegmentedOutput::run_lengths, 16},
-    // CUB's DeviceSegmentedReduce takes offsets; here the same segments come as head flags.
-    {"segmented_reduce", Type::u32, Segments::head_flags, SegmentedOutput::reduce, 1},
-    {"segmented_reduce", Type::u32, Segments::head_flags, SegmentedOutput::reduce, 16},
-    {"segmented_reduce", Type::u32, Segments::head_flags, SegmentedOutput::reduce, 0},
+    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 1},
+    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 16},
+    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 0},
 };
 
 // bench/cuda/cub_segmented rows: (op, value type, segment length, n) -> median ms.
@@ -82,7 +81,7 @@ int run(const SegmentedBenchOptions& o) {
     std::printf("# G/s: input items a second; / bound: the time a copy of the bytes read and written takes (keys or\n"
                 "# flags and values in; totals and keys, or scanned values, out) over ours; CUB:\n"
                 "# bench/cuda/cub_segmented on this GPU. Keys i / L (L items a segment; n/4096: 4096 segments),\n"
-                "# values hash32(i) & 0xffff; segmented_reduce: CUB takes offsets, vkcollectives head flags\n\n");
+                "# values hash32(i) & 0xffff; segmented_reduce: offsets s x L (both take offsets)\n\n");
     std::string header = "| items | copy GB/s |", rule = "|---:|---:|";
     for (const Case& c : cases) {
         const std::string length = c.length ? "L=" + std::to_string(c.length) : "4096 segs";
@@ -90,10 +89,10 @@ int run(const SegmentedBenchOptions& o) {
         rule += "---:|---:|---:|";
     }
     std::printf("%s\n%s\n", header.c_str(), rule.c_str());
-    Buffer values = ctx.create_buffer(max_n * 4), heads = ctx.create_buffer(max_n * 4), output = ctx.create_buffer(max_n * 4),
+    Buffer values = ctx.create_buffer(max_n * 4), heads = ctx.create_buffer(max_n * 4 + 4), output = ctx.create_buffer(max_n * 4),
            unique = ctx.create_buffer(max_n * 4), words = ctx.create_buffer(256),
            scratch = ctx.create_buffer(ctx.device().segmented_scratch_bytes(Type::u32, max_n));
-    std::vector<uint32_t> host(max_n), host_heads(max_n);
+    std::vector<uint32_t> host(max_n), host_heads(max_n + 1);
     int failures = 0;
     for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
         const uint64_t n = uint64_t(1) << e;
@@ -109,16 +108,19 @@ int run(const SegmentedBenchOptions& o) {
                 host[i] = c.value == Type::f32 ? std::bit_cast<uint32_t>(float(v)) : v;
             }
             ctx.upload(values, host.data(), n * 4);
-            for (uint64_t i = 0; i < n; ++i) {
-                host_heads[i] = c.by == Segments::keys ? uint32_t(i / length) : uint32_t(i % length == 0);
-            }
-            ctx.upload(heads, host_heads.data(), n * 4);
+            const uint64_t segments = (n + length - 1) / length;
+            const bool by_offsets = c.by == Segments::offsets;
+            for (uint64_t i = 0; i < n; ++i) host_heads[i] = by_offsets ? uint32_t(i * length) : uint32_t(i / length);
+            if (by_offsets) host_heads[segments] = uint32_t(n);
+            const uint64_t head_bytes = (by_offsets ? segments + 1 : n) * 4;
+            ctx.upload(heads, host_heads.data(), head_bytes);
             SegmentedOptions so;
             so.by = c.by;
             so.output = c.output;
+            so.segment_count = by_offsets ? uint32_t(segments) : 0;
             SegmentedRanges r;
             r.values = {values.handle(), 0, n * 4};
-            r.heads = {heads.handle(), 0, n * 4};
+            (by_offsets ? r.offsets : r.heads) = {heads.handle(), 0, head_bytes};
             r.output = {output.handle(), 0, n * 4};
             r.unique_keys = {unique.handle(), 0, n * 4};
             r.segments = {words.handle(), 0, 4};
@@ -126,9 +128,16 @@ int run(const SegmentedBenchOptions& o) {
             const Type value = c.output == SegmentedOutput::run_lengths ? Type::u32 : c.value;
             SegmentedPlan plan = ctx.device().plan_segmented(value, Op::add, n, r, so);
             const double ms = median([&] { ctx.run(plan); });
-            const uint64_t segments = (n + length - 1) / length;
             const bool reducing = c.output != SegmentedOutput::scan_inclusive;
-            if (reducing) {
+            if (by_offsets) {
+                uint32_t first = 0, want = 0;
+                ctx.download(output, &first, 4);
+                for (uint64_t i = 0; i < std::min(n, length); ++i) want += hash(uint32_t(i) + 1) & 0xffffu;
+                if (first != want) {
+                    std::printf("FAIL %s n=%llu: segment 0's total %u (want %u)\n", c.op, (unsigned long long)n, first, want);
+                    ++failures;
+                }
+            } else if (reducing) {
                 uint32_t got = 0;
                 ctx.download(words, &got, 4);
                 if (got != segments) {
@@ -137,11 +146,11 @@ int run(const SegmentedBenchOptions& o) {
                     ++failures;
                 }
             }
-            // Bytes moved: keys or flags and values in (run lengths: keys only), and out the totals with
-            // their keys, or the scanned values.
+            // Bytes moved: keys and values in (run lengths: keys only; by offsets: values and offsets),
+            // and out the totals with their keys, or the scanned values.
             const bool has_values = c.output != SegmentedOutput::run_lengths;
             const bool keys_out = reducing && c.by == Segments::keys;
-            const double bytes = n * 4.0 + (has_values ? n * 4.0 : 0.0) +
+            const double bytes = (by_offsets ? (segments + 1) * 4.0 : n * 4.0) + (has_values ? n * 4.0 : 0.0) +
                                  (reducing ? segments * (4.0 + (keys_out ? 4.0 : 0.0)) : n * 4.0);
             const double bound = bytes / copy_bytes_per_ms / ms;
             auto it = cub.find({c.op, std::string(c.value == Type::f32 ? "f32" : "u32"), length, n});
@@ -160,8 +169,8 @@ int run(const SegmentedBenchOptions& o) {
 } // namespace
 
 const char* bench_segmented_usage =
-    "  bench segmented [options]   reduce and scan by key, run-length encoding and segmented reduce (head\n"
-    "                              flags) of u32 and f32 values by size; items a second, ratio to a copy of the\n"
+    "  bench segmented [options]   reduce and scan by key, run-length encoding and segmented reduce (by\n"
+    "                              offsets) of u32 and f32 values by size; items a second, ratio to a copy of the\n"
     "                              bytes moved, and to CUB when given\n"
     "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
     "    --cub FILE (output of bench/cuda/cub_segmented)\n";

@@ -115,7 +115,9 @@ bool head_at(uint index, uvec2 key) {
 // segments may not), and each invocation finds its first item's segment by binary search and walks
 // on from there. Items outside [offsets[0], offsets[S]) belong to no segment: they are the identity
 // and a head starts the gap after the last segment, so no segment's total takes them in.
-const uint OFFSET_STAGE = TILE + 2u;
+// Small: shared memory is occupancy here (a larger stage, or a tile stage for coalesced accesses,
+// made every case slower on an H200); a tile with more offsets searches them in memory.
+const uint OFFSET_STAGE = 258u;
 shared uint staged_offsets[OFFSET_STAGE];
 shared uint stage_base, stage_end; // offsets[stage_base, stage_end] are staged, where stage_end - stage_base < OFFSET_STAGE
 shared uint empty_begin, empty_end; // the segments whose emptiness this tile writes
