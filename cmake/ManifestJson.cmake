@@ -64,7 +64,7 @@ set(_spec_block [=[{"id": @VKC_SPEC_ITEMS_PER_INVOCATION@, "name": "items_per_in
 
 set(_spec_value_words [=[{"id": @VKC_SPEC_KERNEL@, "name": "sort_shape", "type": "uint32", "default": 0, "meaning": "32-bit words of a value (0 sorts keys only; 1, 2 or 4) | (32-bit words of a key - 1) << 4"}]=])
 set(_spec_select_shape [=[{"id": @VKC_SPEC_KERNEL@, "name": "select_shape", "type": "uint32", "default": 1, "meaning": "32-bit words of an item (1 or 2) | what is kept << 4 (0 flagged, 1 predicate, 2 unique) | partition << 8 | the item's order << 12 (0 uint, 1 int, 2 float) | the predicate << 16 (0 less, 1 less_equal, 2 greater, 3 greater_equal, 4 equal, 5 not_equal, 6 inside, 7 outside, 8 bits_all, 9 bits_any)"}]=])
-set(_spec_segmented_shape [=[{"id": @VKC_SPEC_KERNEL@, "name": "segmented_shape", "type": "uint32", "default": 16, "meaning": "the segments (0 head flags, 1 keys) | 32-bit words of a key (1 or 2) << 4 | the key's order << 8 (0 uint, 1 int, 2 float) | the output << 12 (0 inclusive scan, 1 exclusive scan, 2 reduce, 3 run lengths)"}]=])
+set(_spec_segmented_shape [=[{"id": @VKC_SPEC_KERNEL@, "name": "segmented_shape", "type": "uint32", "default": 16, "meaning": "the segments (0 head flags, 1 keys, 2 offsets) | 32-bit words of a key (1 or 2) << 4 | the key's order << 8 (0 uint, 1 int, 2 float) | the output << 12 (0 inclusive scan, 1 exclusive scan, 2 reduce, 3 run lengths)"}]=])
 set(_spec_histogram_shape [=[{"id": @VKC_SPEC_KERNEL@, "name": "histogram_shape", "type": "uint32", "default": 69633, "meaning": "bytes of a sample (1, 2 or 4) | its kind << 4 (0 uint, 1 int, 2 float, 3 half) | binning << 8 (0 even, 1 range) | channels << 12 | active channels << 16 | device atomics << 20 | narrow even integer bins << 21 | bins of a power of two values << 22 | staged levels << 26 | a table of 8-bit values' bins << 27 | whole bytes (8-bit samples, bins a power of two over all 256 values) << 28"}]=])
 
 # entry: one module's JSON object; file: the .spv it runs (a signed type's module may share its
@@ -126,7 +126,7 @@ function(vkc_manifest_entry out name file kernel collective type op path bytes r
         {"set": 0, "binding": 1, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "output: scanned values, or a total (run length) a segment (scans may name binding 0's memory)"},
         {"set": 0, "binding": 2, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read_write", "contents": "scratch: the tile ticket and a status slot a tile, zeroed before each dispatch"},
         {"set": 0, "binding": 3, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "IndirectCount: the item count a plan reads on the device"},
-        {"set": 0, "binding": 4, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "head flags (a uint an item) or keys"},
+        {"set": 0, "binding": 4, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "read", "contents": "head flags (a uint an item), keys, or segment_count + 1 offsets"},
         {"set": 0, "binding": 5, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "unique keys: each segment's first key"},
         {"set": 0, "binding": 6, "type": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "access": "write", "contents": "the number of segments"}]=])
     set(push [=[{"size": 32, "fields": [

@@ -105,4 +105,21 @@ void write_storage_buffers(const DeviceTable& vk, VkDevice device, VkDescriptorS
     vk.vkUpdateDescriptorSets(device, count, writes.data(), 0, nullptr);
 }
 
+void record_scratch_zeroing(const DeviceTable& vk, VkCommandBuffer cmd, const BufferRange& scratch) {
+    vk.vkCmdFillBuffer(cmd, scratch.buffer, scratch.offset, scratch.size, 0);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier,
+                            0, nullptr, 0, nullptr);
+}
+
+void record_dispatch(const DeviceTable& vk, VkCommandBuffer cmd, VkPipeline pipeline, VkPipelineLayout layout,
+                     VkDescriptorSet set, const void* params, uint32_t bytes, uint32_t grid_x, uint32_t grid_y) {
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+    vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, params);
+    vk.vkCmdDispatch(cmd, grid_x, grid_y, 1);
+}
+
 } // namespace vkc

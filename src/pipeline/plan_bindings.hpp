@@ -52,6 +52,13 @@ WordBinding word_binding(const BufferRange& range, uint64_t bytes, uint64_t min_
 // a pool counts the layout's descriptors, not the ones a plan writes), and the sets, allocated into `out`.
 void allocate_sets(const DeviceTable& vk, VkDevice device, const VkAllocationCallbacks* allocator,
                    VkDescriptorSetLayout layout, uint32_t sets, VkDescriptorPool& pool, VkDescriptorSet* out);
+// What the one-dispatch plans (select, segmented) and the sort's first pass record first: a fill of
+// `scratch` with zeros and a barrier from that fill to compute reads and writes.
+void record_scratch_zeroing(const DeviceTable& vk, VkCommandBuffer cmd, const BufferRange& scratch);
+// A one-dispatch plan's dispatch: the pipeline, descriptor set 0, `bytes` of push constants and a
+// grid of x by y work-groups.
+void record_dispatch(const DeviceTable& vk, VkCommandBuffer cmd, VkPipeline pipeline, VkPipelineLayout layout,
+                     VkDescriptorSet set, const void* params, uint32_t bytes, uint32_t grid_x, uint32_t grid_y);
 // Points bindings 0 .. count - 1 of `set` at the ranges of `infos`.
 void write_storage_buffers(const DeviceTable& vk, VkDevice device, VkDescriptorSet set,
                            const VkDescriptorBufferInfo* infos, uint32_t count);

@@ -45,16 +45,8 @@ void SelectPlan::record(VkCommandBuffer cmd) const {
         s.core->check_allocations(failed_before, "SelectPlan::record");
         return;
     }
-    vk.vkCmdFillBuffer(cmd, s.scratch.buffer, s.scratch.offset, s.scratch.size, 0);
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier,
-                            0, nullptr, 0, nullptr);
-    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
-    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.layout, 0, 1, &s.set, 0, nullptr);
-    vk.vkCmdPushConstants(cmd, s.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(SelectParams), &s.params);
-    vk.vkCmdDispatch(cmd, s.grid_x, s.grid_y, 1);
+    record_scratch_zeroing(vk, cmd, s.scratch);
+    record_dispatch(vk, cmd, s.pipeline, s.layout, s.set, &s.params, sizeof(SelectParams), s.grid_x, s.grid_y);
     s.core->check_allocations(failed_before, "SelectPlan::record");
 }
 

@@ -43,12 +43,8 @@ void SortPlan::record(VkCommandBuffer cmd) const {
     if (!s.core->context_alive) throw Error("SortPlan::record: the plan's Context was destroyed");
     const DeviceTable& vk = s.core->vk;
     const uint64_t failed_before = s.core->failed_allocations;
-    vk.vkCmdFillBuffer(cmd, s.scratch.buffer, s.scratch.offset, s.scratch.size, 0);
+    record_scratch_zeroing(vk, cmd, s.scratch);
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier,
-                            0, nullptr, 0, nullptr);
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
     for (size_t i = 0; i < s.dispatches.size(); ++i) {
         const State::Dispatch& d = s.dispatches[i];

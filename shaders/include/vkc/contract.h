@@ -171,14 +171,15 @@
 // ---- segmented.comp: segmented scans and reductions, by key, run-length encoding (src/segmented/) ----
 #define VKC_SEGMENTED_WORKGROUP_SIZE 256u
 #define VKC_SEGMENTED_ITEMS 8 // items an invocation holds: tiles of 2048 items
-// VKC_SPEC_KERNEL: the segments (0 head flags, 1 keys) | 32-bit words of a key (1 or 2) << 4 | the
+// VKC_SPEC_KERNEL: the segments (0 head flags, 1 keys, 2 offsets) | 32-bit words of a key (1 or 2) << 4 | the
 // key's order (0 uint, 1 int, 2 float) << 8 | the output (vkc::SegmentedOutput: 0 inclusive scan, 1
 // exclusive scan, 2 reduce, 3 run lengths) << 12
 #define VKC_SEGMENTED_KEY_WORDS_SHIFT 4u
 #define VKC_SEGMENTED_KEY_ORDER_SHIFT 8u
 #define VKC_SEGMENTED_OUTPUT_SHIFT 12u
-// Push-constant flags: single bits, the number of segments' word in its binding (at most 63), a bit
-// that is never set (the look-back orders loads through it), and an IndirectCount's word in bits 24-31.
+// Push constants: the count, tiles, flags, the spin limit and (by offsets) the number of segments.
+// Flags: single bits, the number of segments' word in its binding (at most 63), a bit that is never
+// set (the look-back orders loads through it), and an IndirectCount's word in bits 24-31.
 #define VKC_SEGMENTED_FLAG_FORCE_FALLBACK 0x1u
 #define VKC_SEGMENTED_FLAG_COUNT_ON_DEVICE 0x2u
 #define VKC_SEGMENTED_FLAG_IN_PLACE 0x4u
