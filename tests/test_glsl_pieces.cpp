@@ -428,4 +428,45 @@ TEST_CASE("GLSL pieces: vkc/block_histogram.glsl counts in shared memory in a ke
     }
 }
 
+// tests/shaders/segmented_test.comp: vkc/block_segmented.glsl's tile scan of (head, value) pairs in a
+// kernel of its own, both paths, against a CPU scan that restarts at heads and at each tile.
+TEST_CASE("GLSL pieces: vkc/block_segmented.glsl scans a tile by segments in a kernel of its own") {
+    Context& ctx = context();
+    const uint32_t tiles = 5, n = tiles * 256;
+    std::mt19937 rng(46);
+    std::vector<int32_t> values(n);
+    std::vector<uint32_t> heads(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        values[i] = int32_t(rng() % 2001) - 1000;
+        heads[i] = rng() % 7 == 0 ? rng() | 1u : 0u;
+    }
+    std::vector<int32_t> want(2 * n);
+    std::vector<uint32_t> want_heads(tiles);
+    int32_t running = INT32_MIN;
+    for (uint32_t i = 0; i < n; ++i) {
+        const bool head = heads[i] != 0;
+        if (head || i % 256 == 0) running = INT32_MIN;
+        want[2 * i + 1] = running;
+        running = std::max(running, values[i]);
+        want[2 * i] = running;
+        want_heads[i / 256] += head ? 1 : 0;
+    }
+    Buffer in = ctx.create_buffer(n * 4), flags = ctx.create_buffer(n * 4), out = ctx.create_buffer(2 * n * 4),
+           per_tile = ctx.create_buffer(tiles * 4);
+    ctx.upload(in, values.data(), n * 4);
+    ctx.upload(flags, heads.data(), n * 4);
+    for (const char* path : {"segmented_test_shared", "segmented_test_subgroup"}) {
+        if (std::string(path).find("subgroup") != std::string::npos && !subgroup_builds_run(ctx.info())) continue;
+        INFO(path);
+        RawKernel kernel(ctx, test_shader_path(path), 4, 0);
+        kernel.run({64, ctx.subgroups_packed({64}) ? 1u : 0u}, {&in, &flags, &out, &per_tile}, nullptr, tiles);
+        std::vector<int32_t> got(2 * n);
+        std::vector<uint32_t> got_heads(tiles);
+        ctx.download(out, got.data(), 2 * n * 4);
+        ctx.download(per_tile, got_heads.data(), tiles * 4);
+        CHECK(got == want);
+        CHECK(got_heads == want_heads);
+    }
+}
+
 } // namespace vkc::test
