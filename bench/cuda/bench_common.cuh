@@ -129,22 +129,27 @@ __global__ void __launch_bounds__(kVecBlock) read_kernel(const uint4* __restrict
   if (threadIdx.x == 0) atomicAdd(sink, s);
 }
 
-// The sizes of a sweep (cub_sort, cub_select, cub_histogram): --min-log2, --max-log2, --step. Exits
-// with the usage where the range is backwards or outside [lowest, 30] (n must fit CUB's int counts).
+// The sizes of a sweep (cub_sort, cub_select, cub_histogram, cub_segmented): --min-log2, --max-log2,
+// --step. Prints the usage and exits, before any CUDA call, on --help (0), an unknown option, or a range
+// that is backwards or outside [lowest, 30] (n must fit CUB's int counts) (1).
 struct Sweep {
   int min_log2 = 16, max_log2 = 28, step = 2;
 };
 static Sweep parse_sweep(int argc, char** argv, int lowest) {
   Sweep s;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--min-log2")) s.min_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--max-log2")) s.max_log2 = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--step")) s.step = std::atoi(argv[i + 1]);
+  bool help = false, unknown = false;
+  for (int i = 1; i < argc; ++i) {
+    const bool value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--min-log2") && value) s.min_log2 = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--max-log2") && value) s.max_log2 = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--step") && value) s.step = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) help = true;
+    else unknown = true;
   }
-  if (s.min_log2 < lowest || s.max_log2 > 30 || s.min_log2 > s.max_log2 || s.step < 1) {
-    std::fprintf(stderr, "usage: %s [--min-log2 16] [--max-log2 28] [--step 2] (%d <= min <= max <= 30)\n", argv[0],
-                 lowest);
-    std::exit(1);
+  if (help || unknown || s.min_log2 < lowest || s.max_log2 > 30 || s.min_log2 > s.max_log2 || s.step < 1) {
+    std::fprintf(help ? stdout : stderr,
+                 "usage: %s [--min-log2 16] [--max-log2 28] [--step 2] (%d <= min <= max <= 30)\n", argv[0], lowest);
+    std::exit(help ? 0 : 1);
   }
   return s;
 }
