@@ -64,8 +64,8 @@ std::string today() { // for the results' headers
     return date;
 }
 
-CubRows read_cub_rows(const std::string& path, size_t column) {
-    CubRows out;
+std::vector<std::vector<std::string>> read_cub_csv(const std::string& path) {
+    std::vector<std::vector<std::string>> rows;
     std::ifstream in(path);
     if (!in) throw Error("cannot read CUB results from " + path);
     for (std::string line; std::getline(in, line);) {
@@ -73,7 +73,15 @@ CubRows read_cub_rows(const std::string& path, size_t column) {
         std::vector<std::string> f;
         std::stringstream ss(line);
         for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
-        if (f.size() <= column || f[0] == "op") continue;
+        if (!f.empty() && f[0] != "op") rows.push_back(std::move(f));
+    }
+    return rows;
+}
+
+CubRows read_cub_rows(const std::string& path, size_t column) {
+    CubRows out;
+    for (const std::vector<std::string>& f : read_cub_csv(path)) {
+        if (f.size() <= column) continue;
         try {
             out[{f[0], f[1], std::stoull(f[2])}] = std::stod(f[column]);
         } catch (const std::exception&) {

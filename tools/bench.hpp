@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 #include <string>
+#include <vector>
 
 #include "arguments.hpp"
 
@@ -30,6 +31,8 @@ uint32_t hash(uint32_t x);        // item data: non-zero-ish, so that no bench t
 // A CUB peer's CSV (bench/cuda): (op, type, n) -> the number in `column` of its row; '#' lines and the
 // header skipped.
 using CubRows = std::map<std::tuple<std::string, std::string, uint64_t>, double>;
+// A CUB peer's CSV rows, split at commas ('#' lines and the header skipped).
+std::vector<std::vector<std::string>> read_cub_csv(const std::string& path);
 CubRows read_cub_rows(const std::string& path, size_t column);
 std::string today();              // UTC date, for the results' headers
 // The median of `runs` GPU times (Context::last_gpu_ms) of `timed`, each measurement warmed up by at

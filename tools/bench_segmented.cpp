@@ -5,10 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -49,14 +47,8 @@ constexpr Case cases[] = {
 using PeerRows = std::map<std::tuple<std::string, std::string, uint64_t, uint64_t>, double>;
 PeerRows read_peer_rows(const std::string& path) {
     PeerRows out;
-    std::ifstream in(path);
-    if (!in) throw Error("cannot read CUB results from " + path);
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string part; std::getline(ss, part, ',');) f.push_back(part);
-        if (f.size() < 5 || f[0] == "op") continue;
+    for (const std::vector<std::string>& f : read_cub_csv(path)) {
+        if (f.size() < 5) continue;
         try {
             out[{f[0], f[1], std::stoull(f[2]), std::stoull(f[3])}] = std::stod(f[4]);
         } catch (const std::exception&) {
