@@ -69,12 +69,13 @@ void run_matrix(Collective collective, bool per_type, bool per_op) {
     uint64_t seed = 1, pair = 0;
     for (Type t : types) {
         for (Op op : ops) {
-            // Each (type, op) with a third of the shapes a width, each shape with a third of the pairs.
+            // Each (type, op) with a third of the shapes a width and on the shared-memory entry, each
+            // shape with a third of the pairs.
             uint64_t shape_index = pair++;
             for (const WorkgroupShape& shape : verify::standard_shapes(context().info())) {
                 verify::Case c{collective, t, op, shape};
                 c.seed = seed++;
-                if (spread(shape_index++, 3)) expect_pass(c);
+                if (share(shape_index++, 3)) expect_pass(c);
             }
         }
     }

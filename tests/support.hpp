@@ -74,7 +74,7 @@ void expect_pass(const verify::Case& c);
 void expect_pass(const verify::DeviceCase& c);
 
 // Runs `collective` for every type x op (when it has them) x the standard work-group shapes (with
-// VKC_TEST_SPREAD, a third of the shapes a pair).
+// VKC_TEST_SPREAD and on the shared-memory entry, a third of the shapes a pair).
 void run_matrix(Collective collective, bool per_type, bool per_op);
 
 // Runs f and returns the message of the vkc::Error it throws ("" when it throws none).

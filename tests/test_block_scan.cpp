@@ -35,7 +35,7 @@ TEST_CASE("block scan: CUB's sizes x items 1, 2, 3, 9 x reduce/inclusive/exclusi
     for (const WorkgroupShape& shape : cub_shapes()) {
         uint64_t items_index = index++;
         for (uint32_t items : {1u, 2u, 3u, 9u}) {
-            if (!test::spread(items_index++, 3)) { // each shape with a third of its item counts a width
+            if (!test::share(items_index++, 3)) { // each shape with a third of its item counts a width
                 seed += 3;
                 continue;
             }
@@ -93,10 +93,13 @@ TEST_CASE("block scan: tiles loaded in batches") {
     int k = 0;
     for (uint32_t tiles : {1u, 2u, 5u, 8u, 11u, 19u}) {
         for (uint32_t items : {1u, 2u, 3u}) {
-            block_case(Collective::block_scan_inclusive, Type::u32, Op::add, {96}, items, prefixes[k % 4],
-                       Path::subgroup, seed++, tiles);
-            block_case(Collective::block_scan_exclusive, Type::f32, Op::max, {32, 2, 1}, items, prefixes[(k + 1) % 4],
-                       Path::subgroup, seed++, tiles);
+            if (test::share(k, 2)) { // each tiles x items at half the widths
+                block_case(Collective::block_scan_inclusive, Type::u32, Op::add, {96}, items, prefixes[k % 4],
+                           Path::subgroup, seed, tiles);
+                block_case(Collective::block_scan_exclusive, Type::f32, Op::max, {32, 2, 1}, items,
+                           prefixes[(k + 1) % 4], Path::subgroup, seed + 1, tiles);
+            }
+            seed += 2;
             ++k;
         }
     }

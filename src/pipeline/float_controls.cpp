@@ -23,7 +23,8 @@ uint32_t denorm_preserve_width(const ModuleInfo& m) {
     case Collective::block_reduce:
     case Collective::block_scan_inclusive:
     case Collective::block_scan_exclusive:
-    case Collective::device_scan: break;
+    case Collective::device_scan:
+    case Collective::segmented: break;
     default: return 0;
     }
     switch (m.type) {
