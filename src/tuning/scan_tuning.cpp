@@ -27,6 +27,7 @@ constexpr ScanTuning gpu{
     .prefetch_min_bytes = 32u << 20,         // smaller dispatches fit the GPU at once: nothing to prefetch
     .scan_chunk_cap = 2048,                  // reproducible passes: enough groups to fill the largest GPUs
     .reduce_chunk_cap = 512,                 // fewer groups contend for reduce's finished counter
+    .integer_reduce_item_bytes = 128,        // u32 and u64 reduces ran 4 to 9 % faster from 2^22 items up
 };
 
 constexpr ScanTuning cpu{
@@ -47,6 +48,7 @@ constexpr ScanTuning cpu{
     .prefetch_min_bytes = 32u << 20,
     .scan_chunk_cap = 8, // many chunk passes at small counts, as on a GPU at large ones
     .reduce_chunk_cap = 8,
+    .integer_reduce_item_bytes = 0,
 };
 
 uint64_t round_up(uint64_t a, uint64_t b) { return (a + b - 1) / b * b; }
@@ -97,9 +99,12 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
                                      : t.invocations;
     size = rounded_size(dev, size);
     uint32_t width = vector_width(type);
+    // 32- and 64-bit integer reduces take the row's wider rows of items (32 of u32, 16 of u64).
+    bool wide_reduce = use == TileUse::reduce && is_integer(type) && size_of(type) >= 4 && t.integer_reduce_item_bytes;
     uint32_t items = o.tuning.items_per_invocation ? o.tuning.items_per_invocation
                      : wide_tile            ? t.wide_tile_items
                      : t.items              ? t.items
+                     : wide_reduce          ? uint32_t(t.integer_reduce_item_bytes / size_of(type))
                                             : uint32_t(std::clamp<size_t>(t.item_bytes / size_of(type), 1, 16));
     items = std::min<uint32_t>(VKC_DEVICE_MAX_ITEMS_PER_INVOCATION, uint32_t(round_up(std::max(items, 1u), width)));
     bool fits = uint64_t(size) * items * size_of(type) <= VKC_STAGE_BYTES && width > 1;

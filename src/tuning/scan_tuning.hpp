@@ -32,6 +32,7 @@ struct ScanTuning {
     // ---- reduce and the reproducible scan's chunk passes ----
     uint32_t scan_chunk_cap;   // chunks (one work-group each) a reproducible scan splits into, at most
     uint32_t reduce_chunk_cap; // the same for reduce
+    uint32_t integer_reduce_item_bytes; // a 32- or 64-bit integer reduce's bytes an invocation; 0: item_bytes
 };
 
 // The row of this device's class.
