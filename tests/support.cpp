@@ -29,17 +29,25 @@ Context& context() {
     return *shared_context;
 }
 
+namespace {
+// parts x VKC_TEST_THIN (1 or 2), at most the six widths, so that every case still runs somewhere.
+uint32_t thinned(uint32_t parts) {
+    static const uint32_t thin = env_is("VKC_TEST_THIN", "2") ? 2 : 1;
+    return parts <= 1 ? 1 : std::min(6u, parts * thin);
+}
+} // namespace
+
 bool spread(uint64_t index, uint32_t parts) {
     static const bool spreading = env_is("VKC_TEST_SPREAD", "1");
     if (!spreading || parts <= 1) return true;
     uint32_t slot = 0;
     for (uint32_t lanes = context().info().subgroup_size; lanes > 1; lanes /= 2) ++slot;
-    return (index + slot) % parts == 0;
+    return (index + slot) % thinned(parts) == 0;
 }
 
 bool share(uint64_t index, uint32_t parts) {
     static const bool shared_only = env_is("VKC_SHARED_MEMORY_ONLY", "1") && !env_is("VKC_TEST_SPREAD", "1");
-    return shared_only ? index % parts == 0 : spread(index, parts);
+    return shared_only ? index % thinned(parts) == 0 : spread(index, parts);
 }
 
 Path preferred_path() {

@@ -61,11 +61,15 @@ inline std::vector<WorkgroupShape> reduced_shapes() { return {{7}, {33}, {256}, 
 // and each width runs a part of every row. Lavapipe compiles a pipeline per (module, shape), and with
 // a cold shader cache that is what the suite's time is made of. Without the variable (the
 // shared-memory entry, a run by hand, any GPU) every case runs.
+// VKC_TEST_THIN=2 (CTest's lavapipe entries) thins every such matrix by half again: parts becomes
+// 2 x parts, at most 6, so each case runs at one or two widths (the fractions the tests' comments
+// give are those of VKC_TEST_THIN=1, a run with every case at two or three widths).
 bool spread(uint64_t index, uint32_t parts);
 // A device-wide primitive's matrix (select, histogram): spread(index, parts), and on the shared-memory
 // entry (which does not spread) the first part only: a primitive's shared-memory module differs from
 // its subgroup one in how a tile is joined, which every case runs, and the matrix's rows are the same
-// code on both. A run by hand with neither variable runs every case.
+// code on both. A run by hand with neither variable runs every case. VKC_TEST_THIN=2 halves the
+// shared-memory entry's part too.
 bool share(uint64_t index, uint32_t parts);
 
 // Runs the case and records it: a failure fails the test with the case's detail; a skip prints its
