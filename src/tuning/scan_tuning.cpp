@@ -99,7 +99,7 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
                                      : t.invocations;
     size = rounded_size(dev, size);
     uint32_t width = vector_width(type);
-    // 32- and 64-bit integer reduces take the row's wider rows of items (32 of u32, 16 of u64).
+    // 32- and 64-bit integer reduces hold integer_reduce_item_bytes an invocation (u32: 32 items, u64: 16).
     bool wide_reduce = use == TileUse::reduce && is_integer(type) && size_of(type) >= 4 && t.integer_reduce_item_bytes;
     uint32_t items = o.tuning.items_per_invocation ? o.tuning.items_per_invocation
                      : wide_tile            ? t.wide_tile_items
