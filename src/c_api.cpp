@@ -8,6 +8,7 @@
 #include <string>
 
 #include "vkc/device.hpp"
+#include "vkc/tuning.hpp"
 
 struct VkcDevice_T {
     vkc::Device device;
@@ -491,6 +492,11 @@ VkcResult vkcGetPipelineCacheData(VkcDevice device, size_t* size, void* data) {
         if (n < bytes.size()) result = fail(VKC_ERROR_INCOMPLETE, "vkcGetPipelineCacheData: pData holds fewer bytes than the cache");
     });
     return r != VKC_SUCCESS ? r : result;
+}
+
+VkcResult vkcSetTuning(const char* text, size_t size) {
+    if (!text && size) return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcSetTuning: pText is NULL and size is not 0");
+    return guarded([&] { vkc::set_tuning(std::string_view(text ? text : "", size)); });
 }
 
 } // extern "C"

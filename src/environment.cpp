@@ -29,6 +29,7 @@ std::string device() { return text("VKC_DEVICE"); }
 bool validation() { return flag("VKC_VALIDATION"); }
 bool shared_memory_only() { return flag("VKC_SHARED_MEMORY_ONLY"); }
 std::string pipeline_cache() { return text("VKC_PIPELINE_CACHE"); }
+std::string tuning_file() { return text("VKC_TUNING_FILE"); }
 
 bool pipeline_stats() { return flag("VKC_PIPELINE_STATS"); }
 std::string spirv_override() { return text("VKC_SPIRV_OVERRIDE"); }

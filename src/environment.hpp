@@ -17,6 +17,8 @@ bool validation();
 bool shared_memory_only();
 // VKC_PIPELINE_CACHE=<file>: the pipeline cache file when ContextOptions::pipeline_cache_path is empty.
 std::string pipeline_cache();
+// VKC_TUNING_FILE=<file>: a tuning file (vkc/tuning.hpp) for processes that never call set_tuning.
+std::string tuning_file();
 
 // ---- Diagnostics and kernel experiments (docs/design.md); not for production ----
 // VKC_PIPELINE_STATS=1: print the driver's pipeline statistics (registers, ...) for each pipeline.

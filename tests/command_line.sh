@@ -36,5 +36,7 @@ expect 2 "unknown option --everything" selftest --everything
 expect 2 "unexpected arguments after modules" modules --json extra
 expect 2 "option --count takes a whole number from 0 to 18446744073709551615, not '-5'" check --count -5
 expect 2 "unknown type u99" check --type u99
+expect 2 "option --max-log2 takes a whole number from 12 to 28, not '30'" tune --max-log2 30
+expect 2 "unknown option --fast" tune --fast
 expect 2 "unknown op nand" check --op nand
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }

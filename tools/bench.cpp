@@ -346,10 +346,22 @@ int bench_scan_type(Context& ctx, const ScanBenchOptions& o, const std::string& 
     ctx.scan(in, out, type, o.op, 1024, so); // creates the pipeline
     double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     {
-        // A second of copies: the host kept the GPU idle while it made the data.
+        // Every pipeline of the sweep made now, then three seconds of copies: pipelines the driver
+        // has just created can run several times slower for seconds (docs/decisions.md, "Pipelines
+        // run slowly for seconds after the driver creates them"), and the host kept the GPU idle
+        // while it made the data.
+        ScanOptions excl = so, repro = so;
+        excl.exclusive = true;
+        repro.reproducible = true;
+        for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
+            for (const ScanOptions* opt : {&so, &excl, &repro}) ctx.scan(in, out, type, o.op, uint64_t(1) << e, *opt);
+            ctx.reduce(in, result, type, o.op, uint64_t(1) << e, so);
+        }
         WorkgroupRequest copy{Collective::copy, Type::u32, Op::add, {256}, std::min<uint64_t>(bytes_max, 1ull << 31) / 4};
+        WorkgroupRequest read{Collective::read, Type::u32, Op::add, {256}, std::min<uint64_t>(bytes_max, 1ull << 31) / 4};
+        ctx.run(read, in, out);
         auto start = std::chrono::steady_clock::now();
-        while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) ctx.run(copy, in, out);
+        while (std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) ctx.run(copy, in, out);
     }
     std::string wide;
     if (large_tile.workgroup_size != tile.workgroup_size || large_tile.items_per_invocation != tile.items_per_invocation ||

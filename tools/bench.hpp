@@ -54,4 +54,7 @@ int bench_histogram(int argc, char** argv);
 // vkc bench segmented (tools/bench_segmented.cpp): arguments after "bench", "segmented" first.
 extern const char* bench_segmented_usage;
 int bench_segmented(int argc, char** argv);
+// vkc tune (tools/tune.cpp): arguments after "tune".
+extern const char* tune_usage;
+int tune(int argc, char** argv);
 } // namespace vkc::tool

@@ -26,6 +26,7 @@ namespace {
 const char* usage =
     "usage: vkc <command> [options]\n"
     "  devices                     list Vulkan devices with their subgroup sizes and features\n"
+    "  tune [options]              measure the scan's shapes on a device: a tuning file (vkc --help)\n"
     "  selftest [options]          run every collective x type x op at several work-group shapes on one\n"
     "                              device against the CPU reference; exit 1 on any failure\n"
     "    --device X                device index or part of its name (default: $VKC_DEVICE, else the\n"
@@ -50,6 +51,8 @@ int devices() {
         std::printf("   subgroup size %u (range %u..%u); work-group up to %u invocations; shared memory %u bytes\n",
                     d.subgroup_size, d.min_subgroup_size, d.max_subgroup_size, d.max_workgroup_invocations,
                     d.max_shared_memory);
+        if (d.compute_units) std::printf("   multiprocessors: %u\n", d.compute_units);
+        else std::printf("   multiprocessors: not reported\n");
         std::printf("   features: %s\n", vkc::feature_names(d.features).c_str());
         if (d.float_controls_known) {
             std::printf("   float controls: denormals preservable (half, float, double) %s %s %s; flushable %s %s %s\n",
@@ -559,6 +562,7 @@ int main(int argc, char** argv) {
         std::fputs(vkc::tool::bench_select_usage, stdout);
         std::fputs(vkc::tool::bench_histogram_usage, stdout);
         std::fputs(vkc::tool::bench_segmented_usage, stdout);
+        std::fputs(vkc::tool::tune_usage, stdout);
         return 0;
     }
     try {
@@ -569,6 +573,7 @@ int main(int argc, char** argv) {
         if (cmd == "selftest") return selftest(argc - 2, argv + 2);
         if (cmd == "bench") return vkc::tool::bench(argc - 2, argv + 2);
         if (cmd == "check") return check(argc - 2, argv + 2);
+        if (cmd == "tune") return vkc::tool::tune(argc - 2, argv + 2);
     } catch (const vkc::tool::UsageError& e) {
         std::fprintf(stderr, "vkc %s: %s (vkc --help lists the options)\n", cmd.c_str(), e.what());
         return 2;

@@ -53,6 +53,10 @@ struct DeviceInfo {
     uint32_t max_workgroup_size[3] = {0, 0, 0};
     uint32_t max_workgroup_count[3] = {0, 0, 0};
     uint32_t max_shared_memory = 0; // bytes
+    // Multiprocessors (NVIDIA SMs, AMD compute units, Arm shader cores) where an extension reports
+    // them (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2), VK_ARM_shader_core_builtins);
+    // 0 where none does. The tuning scales what fills the GPU with it (docs/decisions.md).
+    uint32_t compute_units = 0;
     uint64_t max_storage_buffer_range = 0;
     uint64_t min_storage_buffer_offset_alignment = 0;
     uint64_t max_memory_allocation_size = 0; // maxMemoryAllocationSize: the largest Buffer

@@ -375,6 +375,11 @@ VKC_C_API void vkcDestroyPlan(VkcPlan plan);
  * writes at most *pSize bytes, VKC_ERROR_INCOMPLETE when they were not all. */
 VKC_C_API VkcResult vkcGetPipelineCacheData(VkcDevice device, size_t* pSize, void* pData);
 
+/* Tuning text written by `vkc tune` (include/vkc/tuning.hpp, docs/tuning.md), for plans and scratch
+ * sizes asked for after the call, on every VkcDevice of the process; size 0 clears it. A bad line is
+ * VKC_ERROR_INVALID_ARGUMENT naming it, and leaves the tuning in effect as it was. */
+VKC_C_API VkcResult vkcSetTuning(const char* pText, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,4 +5,5 @@
 #include "vkc/context.hpp"
 #include "vkc/half.hpp"
 #include "vkc/modules.hpp"
+#include "vkc/tuning.hpp"
 #include "vkc/types.hpp"

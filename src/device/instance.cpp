@@ -104,8 +104,30 @@ DeviceInfo describe(const InstanceTable& vki, VkPhysicalDevice pd, uint32_t inde
         *tail = &float_controls;
         tail = &float_controls.pNext;
     }
+    // The multiprocessor count, from whichever vendor extension reports it.
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv_sms{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+    VkPhysicalDeviceShaderCorePropertiesAMD amd_cores{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+    VkPhysicalDeviceShaderCoreProperties2AMD amd_cores2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
+    VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm_cores{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
+    auto chain_if = [&](bool present, auto& s) {
+        if (!present) return false;
+        *tail = &s;
+        tail = &s.pNext;
+        return true;
+    };
+    bool has_nv_sms = chain_if(has_extension(exts, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME), nv_sms);
+    bool has_amd_cores = chain_if(has_extension(exts, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME), amd_cores);
+    bool has_amd_cores2 = chain_if(has_extension(exts, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME), amd_cores2);
+    bool has_arm_cores = chain_if(has_extension(exts, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME), arm_cores);
     vki.vkGetPhysicalDeviceProperties2(pd, &props);
 
+    info.compute_units = has_nv_sms       ? nv_sms.shaderSMCount
+                         : has_amd_cores2 ? amd_cores2.activeComputeUnitCount
+                         : has_amd_cores  ? amd_cores.shaderEngineCount * amd_cores.shaderArraysPerEngineCount *
+                                               amd_cores.computeUnitsPerShaderArray
+                         : has_arm_cores  ? arm_cores.shaderCoreCount
+                                          : 0;
     info.name = base.deviceName;
     info.driver = has_driver ? std::string(driver.driverName) + " " + driver.driverInfo : "unknown driver";
     info.type = DeviceType(base.deviceType);

@@ -17,7 +17,7 @@ constexpr uint32_t default_spin_limit = 256;
 } // namespace
 
 ScanPolicy resolve_scan_policy(const DeviceInfo& dev, Type type, const ScanOptions& o, uint64_t count, bool reduce) {
-    const ScanTuning& row = scan_tuning(dev);
+    const ScanTuning row = scan_tuning(dev);
     const ScanTuningOverrides& t = o.tuning;
     ScanPolicy p;
     // Reduce takes no look-back, so its tile ignores the look-back's chunks and the count.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "device_scan/shared_memory.hpp"
+#include "tuning/tuning_file.hpp"
 #include "tuning/vector_width.hpp"
 #include "vkc/contract.h"
 
@@ -11,6 +12,7 @@ namespace {
 
 constexpr ScanTuning gpu{
     .device_class = "GPU",
+    .reference_compute_units = 132, // NVIDIA H100 and H200
     .invocations = 256, // with 64 bytes each, the fastest shape below the wide-tile counts
     .items = 0,
     .item_bytes = 64,                // four 16-byte vector loads an invocation
@@ -32,6 +34,7 @@ constexpr ScanTuning gpu{
 
 constexpr ScanTuning cpu{
     .device_class = "CPU",
+    .reference_compute_units = 0, // lavapipe reports none; nothing scales
     .invocations = 64, // small tiles, so that tests reach many tiles and the look-back
     .items = 4,        //   quickly at small counts
     .item_bytes = 0,
@@ -66,7 +69,7 @@ uint32_t rounded_size(const DeviceInfo& dev, uint32_t size) {
 } // namespace
 
 std::vector<uint32_t> tuned_workgroup_sizes(const DeviceInfo& dev) {
-    const ScanTuning& t = scan_tuning(dev);
+    const ScanTuning t = scan_tuning(dev);
     std::vector<uint32_t> sizes;
     for (uint32_t size : {t.invocations, t.wide_tile_integer_invocations, t.wide_tile_float_invocations,
                           t.f64_chunk_invocations}) {
@@ -77,10 +80,30 @@ std::vector<uint32_t> tuned_workgroup_sizes(const DeviceInfo& dev) {
     return sizes;
 }
 
-const ScanTuning& scan_tuning(const DeviceInfo& device) { return device.type == DeviceType::cpu ? cpu : gpu; }
+ScanTuning scaled_to_device(const DeviceInfo& device) {
+    ScanTuning t = device.type == DeviceType::cpu ? cpu : gpu;
+    uint32_t units = device.compute_units, reference = t.reference_compute_units;
+    if (!units || !reference || units == reference) return t;
+    // Counts from which a shape pays, and the work-groups that fill the GPU, grow with its size: a
+    // GPU of a quarter of the multiprocessors fills with a quarter of the tiles.
+    auto scaled = [&](uint64_t v, uint64_t least) { return v ? std::max(least, v * units / reference) : 0; };
+    t.wide_tile_min_items = scaled(t.wide_tile_min_items, 1);
+    t.chunked_min_items = scaled(t.chunked_min_items, 1);
+    t.f64_narrow_chunks_min_items = scaled(t.f64_narrow_chunks_min_items, 1);
+    t.prefetch_min_bytes = scaled(t.prefetch_min_bytes, 1);
+    t.scan_chunk_cap = uint32_t(std::min<uint64_t>(scaled(t.scan_chunk_cap, 8), 65535));
+    t.reduce_chunk_cap = uint32_t(std::min<uint64_t>(scaled(t.reduce_chunk_cap, 8), 65535));
+    return t;
+}
+
+ScanTuning scan_tuning(const DeviceInfo& device) {
+    ScanTuning t = scaled_to_device(device);
+    apply_tuning_text(t, device);
+    return t;
+}
 
 ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uint64_t count, TileUse use) {
-    const ScanTuning& t = scan_tuning(dev);
+    const ScanTuning t = scan_tuning(dev);
     bool number64 = size_of(type) == 8 && type != Type::u32x2;
     bool chunk_by_default = number64 && t.chunked_min_items && count >= t.chunked_min_items;
     uint32_t chunk_tiles = o.reproducible || use == TileUse::reduce ? 1u
@@ -88,11 +111,13 @@ ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uin
                            : chunk_by_default                       ? t.chunk_tiles
                                                                     : 1u;
     // A wide tile is a whole shape: not where the caller chose a part of it.
-    bool wide_tile = size_of(type) == 4 && t.wide_tile_min_items && !o.reproducible && count >= t.wide_tile_min_items &&
-                     !o.tuning.workgroup_size && !o.tuning.items_per_invocation && chunk_tiles == 1;
     uint32_t wide_size = type == Type::f32 ? t.wide_tile_float_invocations : t.wide_tile_integer_invocations;
+    bool wide_tile = size_of(type) == 4 && t.wide_tile_min_items && wide_size && t.wide_tile_items && !o.reproducible &&
+                     count >= t.wide_tile_min_items && !o.tuning.workgroup_size && !o.tuning.items_per_invocation &&
+                     chunk_tiles == 1;
     bool narrow_chunks = chunk_tiles > 1 && !o.tuning.look_back_chunk_tiles && type == Type::f64 &&
-                         t.f64_narrow_chunks_min_items && count >= t.f64_narrow_chunks_min_items;
+                         t.f64_narrow_chunks_min_items && t.f64_chunk_invocations &&
+                         count >= t.f64_narrow_chunks_min_items;
     uint32_t size = o.tuning.workgroup_size ? o.tuning.workgroup_size
                     : wide_tile      ? wide_size
                     : narrow_chunks  ? t.f64_chunk_invocations
