@@ -5,7 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +41,8 @@ const char* usage =
     "    --shared-memory-only      test the shared-memory path, as on a device without subgroup arithmetic\n"
     "    --validation              enable the Khronos validation layer; any message fails the case\n"
     "    --only TEXT               only the rows whose name contains TEXT (\"scan_inclusive add\")\n"
+    "    --jobs N                  rows run on N Contexts (N threads) at once, so that the driver creates\n"
+    "                              their pipelines in parallel (default: the CPU's threads, at most 8)\n"
     "  modules [--json]            list the embedded SPIR-V modules and what each needs (--json: the\n"
     "                              manifest.json installed beside the .spv files)\n"
     "  check --type T --op OP --count N [--reduce] [--exclusive] [--in-place] [--device X]\n"
@@ -89,10 +97,12 @@ int selftest(int argc, char** argv) {
     vkc::ContextOptions options;
     bool quick = false;
     std::string only;
+    uint32_t jobs = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
     vkc::tool::Arguments args(argc, argv);
     while (args.next()) {
         if (args.is("--device")) options.device = args.text();
         else if (args.is("--only")) only = args.text();
+        else if (args.is("--jobs")) jobs = args.number<uint32_t>(1, 64);
         else if (args.is("--quick")) quick = true;
         else if (args.is("--shared-memory-only")) options.shared_memory_only = true;
         else if (args.is("--validation")) options.validation = true;
@@ -428,29 +438,37 @@ int selftest(int argc, char** argv) {
         std::erase_if(rows, [&](const Row& row) { return row.label().find(only) == std::string::npos; });
         if (rows.empty()) throw vkc::Error("--only \"" + only + "\" matches no collective");
     }
-    Tally total;
-    std::vector<std::pair<std::string, Tally>> table;
-    for (size_t r = 0; r < rows.size(); ++r) {
+    // Rows run on `jobs` Contexts at once, each row on one Context (a Context is used by one thread
+    // at a time); the table is printed in row order as rows finish. Most of a cold selftest is the
+    // driver creating pipelines, which several threads do in parallel.
+    struct RowResult {
+        Tally tally;
+        std::string module;
+        bool done = false;
+    };
+    std::vector<RowResult> results(rows.size());
+    auto run_row = [&](vkc::Context& on, size_t r) {
         Tally row;
         std::string module;
         std::vector<std::pair<std::string, std::function<vkc::verify::Outcome()>>> runs;
+        vkc::Context* c_ctx = &on;
         for (const vkc::verify::Case& c : rows[r].cases) {
-            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_case(ctx, c); });
+            runs.emplace_back(c.label(), [c_ctx, c] { return vkc::verify::run_case(*c_ctx, c); });
         }
         for (const vkc::verify::DeviceCase& c : rows[r].device_cases) {
-            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_device_case(ctx, c); });
+            runs.emplace_back(c.label(), [c_ctx, c] { return vkc::verify::run_device_case(*c_ctx, c); });
         }
         for (const vkc::verify::SortCase& c : rows[r].sort_cases) {
-            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_sort_case(ctx, c); });
+            runs.emplace_back(c.label(), [c_ctx, c] { return vkc::verify::run_sort_case(*c_ctx, c); });
         }
         for (const vkc::verify::SelectCase& c : rows[r].select_cases) {
-            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_select_case(ctx, c); });
+            runs.emplace_back(c.label(), [c_ctx, c] { return vkc::verify::run_select_case(*c_ctx, c); });
         }
         for (const vkc::verify::HistogramCase& c : rows[r].histogram_cases) {
-            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_histogram_case(ctx, c); });
+            runs.emplace_back(c.label(), [c_ctx, c] { return vkc::verify::run_histogram_case(*c_ctx, c); });
         }
         for (const vkc::verify::SegmentedCase& c : rows[r].segmented_cases) {
-            runs.emplace_back(c.label(), [&ctx, c] { return vkc::verify::run_segmented_case(ctx, c); });
+            runs.emplace_back(c.label(), [c_ctx, c] { return vkc::verify::run_segmented_case(*c_ctx, c); });
         }
         for (auto& [case_label, run] : runs) {
             vkc::verify::Outcome o = run();
@@ -467,6 +485,45 @@ int selftest(int argc, char** argv) {
                 break;
             }
         }
+        return RowResult{row, module, true};
+    };
+    jobs = uint32_t(std::min<size_t>(jobs, std::max<size_t>(rows.size(), 1)));
+    std::printf("%zu rows on %u Context%s at once\n", rows.size(), jobs, jobs > 1 ? "s" : "");
+    std::vector<std::unique_ptr<vkc::Context>> helpers;
+    for (uint32_t j = 1; j < jobs; ++j) helpers.push_back(std::make_unique<vkc::Context>(options));
+    std::mutex mutex;
+    std::condition_variable finished;
+    std::atomic<size_t> next{0};
+    std::string worker_error;
+    auto worker = [&](vkc::Context& on) {
+        for (size_t r; (r = next++) < rows.size();) {
+            RowResult result;
+            try {
+                result = run_row(on, r);
+            } catch (const std::exception& e) { // a row that throws fails, and the others still run
+                result.tally.fail = 1;
+                result.tally.notes.push_back("FAIL " + rows[r].label() + ": " + e.what());
+                result.done = true;
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            results[r] = std::move(result);
+            finished.notify_all();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (auto& h : helpers) threads.emplace_back(worker, std::ref(*h));
+    threads.emplace_back(worker, std::ref(ctx));
+    Tally total;
+    std::vector<std::pair<std::string, Tally>> table;
+    for (size_t r = 0; r < rows.size(); ++r) {
+        RowResult result;
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            finished.wait(lock, [&] { return results[r].done; });
+            result = results[r];
+        }
+        Tally row = result.tally;
+        std::string module = result.module;
         std::string label = rows[r].label();
         label = label.substr(0, label.rfind(' ')); // the shapes go in the columns
         if (vkc::is_block(rows[r].base.collective)) label = label.substr(0, label.find(" items"));
@@ -478,6 +535,7 @@ int selftest(int argc, char** argv) {
         total.skip += row.skip;
         table.emplace_back(label, row);
     }
+    for (std::thread& t : threads) t.join();
     std::printf("\n%-36s %6s %6s %6s\n", "collective", "pass", "fail", "skip");
     for (auto& [label, row] : table) {
         std::printf("%-36s %6d %6d %6d\n", label.c_str(), row.pass, row.fail, row.skip);
