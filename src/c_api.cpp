@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <vector>
 #include <string>
 
 #include "vkc/device.hpp"
@@ -298,6 +299,26 @@ VkcResult vkcCreatePlan(VkcDevice device, const VkcPlanCreateInfo* info, VkcPlan
         VkcPlan_T* made = new VkcPlan_T{};
         made->plan = std::move(plan);
         *out = made;
+    });
+}
+
+VkcResult vkcPrepareScans(VkcDevice device, uint32_t count, const VkcPlanCreateInfo* infos, uint32_t threads) {
+    if (!device || (count && !infos)) {
+        return fail(VKC_ERROR_INVALID_ARGUMENT, "vkcPrepareScans: device or pCreateInfos is NULL");
+    }
+    return guarded([&] {
+        std::vector<vkc::ScanPreparation> preparations(count);
+        for (uint32_t i = 0; i < count; ++i) {
+            const VkcPlanCreateInfo& info = infos[i];
+            vkc::ScanPreparation& p = preparations[i];
+            p.type = vkc::Type(info.type);
+            p.op = vkc::Op(info.op);
+            p.max_count = info.count;
+            p.reduce = info.primitive != VKC_PRIMITIVE_SCAN;
+            p.indirect_count = bool(info.countBuffer);
+            p.options = options_of(info);
+        }
+        device->device.prepare_scans(preparations, threads);
     });
 }
 

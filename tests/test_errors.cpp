@@ -108,3 +108,36 @@ TEST_CASE("fallback: without subgroup arithmetic, or without it for a type, the 
     CHECK(plain.device().select_module(Collective::any, Type::u32, Op::add).path == Path::shared_memory);
     CHECK(ctx.validation_messages() == 0);
 }
+
+TEST_CASE("errors: prepare_scans names the preparation and the problem") {
+    auto& ctx = test::context();
+    Device& gpu = ctx.device();
+    ScanPreparation good;
+    good.max_count = 5000;
+    ScanPreparation float_and = good;
+    float_and.type = Type::f32;
+    float_and.op = Op::bit_and;
+    std::vector<ScanPreparation> list{good, float_and};
+    std::string op = error_of([&] { gpu.prepare_scans(list, 2); });
+    CHECK(op.find("prepare_scans: preparation 1") != std::string::npos);
+    INFO(op);
+    CHECK(op.find("float") != std::string::npos);
+    ScanPreparation past = good;
+    past.indirect_count = true;
+    past.max_count = uint64_t(1) << 33;
+    list = {good, good, past};
+    std::string bound = error_of([&] { gpu.prepare_scans(list, 1); });
+    CHECK(bound.find("prepare_scans: preparation 2") != std::string::npos);
+    CHECK(bound.find("4294967295") != std::string::npos);
+    ScanPreparation huge = good;
+    huge.max_count = uint64_t(1) << 62;
+    list = {huge};
+    CHECK(error_of([&] { gpu.prepare_scans(list); }).find("prepare_scans: preparation 0") != std::string::npos);
+    // Nothing to prepare, and a reduce of at most 0 items (it still runs one work-group).
+    CHECK_NOTHROW(gpu.prepare_scans({}));
+    ScanPreparation empty_reduce = good;
+    empty_reduce.reduce = true;
+    empty_reduce.max_count = 0;
+    list = {empty_reduce};
+    CHECK_NOTHROW(gpu.prepare_scans(list, 3));
+}

@@ -551,10 +551,12 @@ const char* bench_usage =
     "    --chunk-tiles N (tiles a look-back work-group takes)  --prefetch 0|1 (while looking back)\n"
     "    --indirect (also plans that read the count from a buffer: IndirectCount)\n"
     "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n"
-    "  bench first-call [--device X] [--engine]  a new process's wait for its first scan: Context creation,\n"
-    "                              the first u32 scan of 2^20 items and then the first sort of 2^20 u32 keys\n"
-    "                              (pipelines included), with VKC_PIPELINE_CACHE if set; --engine: on a\n"
-    "                              device the process made itself\n";
+    "  bench first-call [--device X] [--engine] [--prepare THREADS]  a new process's wait for its first\n"
+    "                              scan: Context creation, the first u32 scan of 2^20 items and then the first\n"
+    "                              sort of 2^20 u32 keys (pipelines included), with VKC_PIPELINE_CACHE if set;\n"
+    "                              --engine: on a device the process made itself; --prepare: first every scan\n"
+    "                              and reduce pipeline of u32 u64 f32 f64 x add min max up to 2^28 items made\n"
+    "                              by Device::prepare_scans on THREADS threads, and its time\n";
 
 int bench(int argc, char** argv) {
     Arguments args(argc, argv);
@@ -563,12 +565,14 @@ int bench(int argc, char** argv) {
     if (what == "first-call") {
         std::string device;
         bool engine = false;
+        int prepare_threads = -1;
         while (args.next()) {
             if (args.is("--device")) device = args.text();
             else if (args.is("--engine")) engine = true;
+            else if (args.is("--prepare")) prepare_threads = args.number<int>(1, 64);
             else args.unknown();
         }
-        return bench_first_call(device, engine);
+        return bench_first_call(device, engine, prepare_threads);
     }
     if (what == "sort") return bench_sort(argc, argv);
     if (what == "select") return bench_select(argc, argv);

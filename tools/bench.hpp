@@ -40,8 +40,9 @@ std::string today();              // UTC date, for the results' headers
 // GPU idle, and its clocks drop.
 double median_gpu_ms(Context& ctx, int runs, const std::function<void()>& timed);
 // A new process's first scan (tools/first_call.cpp): on a Context's own device, or with `engine` on a
-// device the process made itself through the loader, as an engine does.
-int bench_first_call(const std::string& device, bool engine);
+// device the process made itself through the loader, as an engine does; with prepare_threads > 0,
+// after Device::prepare_scans of the common scans and reductions on that many threads.
+int bench_first_call(const std::string& device, bool engine, int prepare_threads = -1);
 // vkc bench sort (tools/bench_sort.cpp): arguments after "bench", "sort" first.
 extern const char* bench_sort_usage;
 int bench_sort(int argc, char** argv);

@@ -97,7 +97,7 @@ struct EngineDevice {
 
 } // namespace
 
-int bench_first_call(const std::string& device, bool engine) {
+int bench_first_call(const std::string& device, bool engine, int prepare_threads) {
     std::optional<EngineDevice> own;
     if (engine) own.emplace(device);
     auto t0 = Clock::now();
@@ -106,6 +106,28 @@ int bench_first_call(const std::string& device, bool engine) {
     if (own) options.adopt = own->adopted();
     Context ctx(options);
     auto t1 = Clock::now();
+    // What an engine would make ready at load time: every tile choice of the common scans and
+    // reductions, on its loading threads.
+    double prepare_ms = 0;
+    std::vector<ScanPreparation> preparations;
+    if (prepare_threads > 0) {
+        ctx.device().probe_subgroup_layout(ctx.queue(), ctx.queue_family()); // so that the subgroup modules count
+        for (Type type : {Type::u32, Type::u64, Type::f32, Type::f64}) {
+            for (Op op : {Op::add, Op::min, Op::max}) {
+                for (bool reduce : {false, true}) {
+                    ScanPreparation p;
+                    p.type = type;
+                    p.op = op;
+                    p.reduce = reduce;
+                    p.max_count = uint64_t(1) << 28;
+                    preparations.push_back(p);
+                }
+            }
+        }
+        auto p0 = Clock::now();
+        ctx.device().prepare_scans(preparations, uint32_t(prepare_threads));
+        prepare_ms = ms(p0, Clock::now());
+    }
     const uint64_t n = uint64_t(1) << 20;
     std::vector<uint32_t> data(n);
     uint32_t want = 0;
@@ -142,6 +164,11 @@ int bench_first_call(const std::string& device, bool engine) {
                 "context to first result %.1f ms\n",
                 ms(t0, t1), ms(t2, t3), ms(t3, t4), ms(t0, t1) + ms(t2, t3));
     std::printf("first sort of 2^20 u32 keys %.1f ms (pipelines included); second %.2f ms\n", ms(t5, t6), ms(t7, t8));
+    if (prepare_threads > 0) {
+        std::printf("prepare_scans of %zu scans and reductions (u32 u64 f32 f64 x add min max, up to 2^28 items) on %d "
+                    "threads: %.1f ms, before the first scan\n",
+                    preparations.size(), prepare_threads, prepare_ms);
+    }
     if (last != want) {
         std::printf("FAIL: the last sum is %u, expected %u\n", last, want);
         return 1;

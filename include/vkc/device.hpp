@@ -12,13 +12,16 @@
 //   plan.record(command_buffer);                        // as often as wanted, in the engine's frame
 //
 // vkc::Context (include/vkc/context.hpp) builds on it with Buffers and a queue of its own.
-// Not thread safe: use one Device per thread.
+// Threads: plans may be made on several threads at once (an engine's loading threads), and
+// prepare_scans beside them; pipelines are made once, whichever thread asks first. The other calls
+// (probe_subgroup_layout, moving or destroying the Device) want no other call of the Device running.
 #pragma once
 
 #include "vkc/api.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -181,6 +184,12 @@ public:
                        const BufferRange& scratch, const ScanOptions& = {});
     ScanPlan plan_reduce(Type, Op, const IndirectCount& count, const BufferRange& input, const BufferRange& result,
                          const BufferRange& scratch, const ScanOptions& = {});
+    // Makes every pipeline the listed scans and reductions will run, on `threads` threads at once (0:
+    // the CPU's hardware threads, at most 8; 1: this thread alone), so that their plans, made later
+    // on any thread, find them ready: a new driver compiles each in tens to hundreds of milliseconds,
+    // at load time instead of at the first plan. Returns when every one is made; throws the first
+    // Error (naming the preparation: "prepare_scans: preparation 2: ...") once every thread has stopped.
+    void prepare_scans(std::span<const ScanPreparation> preparations, uint32_t threads = 0);
 
     // ---- Device-wide radix sort (include/vkc/sort.hpp) ----
     // Keys u32, i32, f32, u64, i64, f64; values of 4, 8 or 16 bytes; count up to sort_max_count, 0 included (nothing

@@ -99,6 +99,17 @@ struct ScanOptions {
     ScanTestHooks test;
 };
 
+// What Device::prepare_scans makes ready: the pipelines that plan_scan (or plan_reduce) of this type,
+// op and options will run for any count from 1 to max_count, with a host count or an IndirectCount.
+struct ScanPreparation {
+    Type type = Type::u32;
+    Op op = Op::add;
+    uint64_t max_count = 0;
+    bool reduce = false;         // plan_reduce's pipelines rather than plan_scan's
+    bool indirect_count = false; // plans whose count is an IndirectCount (max_count its bound)
+    ScanOptions options;
+};
+
 constexpr uint32_t look_back_register_chunk_tiles = 4;
 
 struct ScanTile {

@@ -337,6 +337,12 @@ VKC_C_API VkcResult vkcGetScratchSize(VkcDevice device, const VkcPlanCreateInfo*
 
 /* Checks every argument (nothing is recorded on a failure) and makes the plan. */
 VKC_C_API VkcResult vkcCreatePlan(VkcDevice device, const VkcPlanCreateInfo* pCreateInfo, VkcPlan* pPlan);
+/* Makes every pipeline the plans of pCreateInfos[0 .. count - 1] would run, for any count from 1 to
+ * their count (their bound with a countBuffer; their ranges are not read), on threadCount threads at
+ * once (0: the CPU's, at most 8), so that vkcCreatePlan finds them ready (vkc::Device::prepare_scans).
+ * Plans may be made on several threads at once on one device. */
+VKC_C_API VkcResult vkcPrepareScans(VkcDevice device, uint32_t count, const VkcPlanCreateInfo* pCreateInfos,
+                                    uint32_t threadCount);
 /* Scratch bytes a sort of pCreateInfo's key type and count needs (its ranges are not read). */
 VKC_C_API VkcResult vkcGetSortScratchSize(VkcDevice device, const VkcSortPlanCreateInfo* pCreateInfo,
                                           VkDeviceSize* pBytes);

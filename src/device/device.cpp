@@ -57,6 +57,9 @@ ScanPlan Device::plan_reduce(Type type, Op op, const IndirectCount& count, const
                              const BufferRange& result, const BufferRange& scratch, const ScanOptions& o) {
     return state_->make_plan(true, type, op, count.max_count, input, result, scratch, o, false, 0, &count);
 }
+void Device::prepare_scans(std::span<const ScanPreparation> preparations, uint32_t threads) {
+    state_->prepare_scans(preparations, threads);
+}
 uint64_t Device::sort_scratch_bytes(Type key, uint64_t count, const SortOptions& o) const {
     return state_->sort_scratch_bytes(key, count, o);
 }

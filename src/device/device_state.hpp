@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <tuple>
 #include <vector>
 
 #include "device/memory.hpp"
 #include "device/vulkan_api.hpp"
 #include "pipeline/pipelines.hpp"
+#include "tuning/scan_policy.hpp"
 #include "vkc/context.hpp"
 #include "vkc/select.hpp"
 #include "vkc/sort.hpp"
@@ -79,6 +81,12 @@ struct DeviceState {
     ScanPlan make_plan(bool reduce, Type, Op, uint64_t count, const BufferRange& in, const BufferRange& out,
                        const BufferRange& scratch, const ScanOptions&, bool carry_in, uint32_t carry_slot,
                        const IndirectCount* indirect = nullptr);
+    // The module a scan or reduce of these arguments runs and its policy, checked against the device
+    // (`what` names the errors), and the pipeline they make (made now where not yet).
+    const ModuleInfo& scan_module(bool reduce, Type, Op, uint64_t count, const ScanOptions&, const char* what,
+                                  ScanPolicy& policy) const;
+    VkPipeline scan_pipeline(const ModuleInfo&, const ScanPolicy&, bool indirect);
+    void prepare_scans(std::span<const ScanPreparation>, uint32_t threads);
     // Device-wide sort (src/sort/): value_bytes 0 sorts keys only; indirect: the count is read on the
     // device, count is its bound.
     uint64_t sort_scratch_bytes(Type key, uint64_t count, const SortOptions&) const;

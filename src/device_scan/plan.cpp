@@ -71,21 +71,35 @@ ScanPlan DeviceState::plan_reduce(Type type, Op op, uint64_t count, const Buffer
 
 // One builder for scan and reduce. carry_in/carry_slot: a running total comes in from an earlier
 // plan on the same scratch (streamed host arrays), in that slot.
+const ModuleInfo& DeviceState::scan_module(bool reduce, Type type, Op op, uint64_t count, const ScanOptions& o,
+                                           const char* what, ScanPolicy& policy) const {
+    items_bytes(count, type, what);
+    require_op(what, type, op);
+    const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.path);
+    policy = resolve_scan_policy(info, type, o, count, reduce);
+    if (m->path == Path::subgroup && !known_packed(policy.tile.workgroup_size)) {
+        m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
+    }
+    check_shape({policy.tile.workgroup_size});
+    check_tile_fits(info, type, policy.tile, what);
+    return *m;
+}
+
+VkPipeline DeviceState::scan_pipeline(const ModuleInfo& m, const ScanPolicy& policy, bool indirect) {
+    // A pipeline compiles the path its plan takes (module_spec_kernel).
+    uint32_t path = policy.kernel_path | (indirect ? VKC_DEVICE_COUNT_ON_DEVICE : 0u);
+    const ScanTile& tile = policy.tile;
+    return pipelines.pipeline(m, {tile.workgroup_size}, m.path == Path::subgroup, tile.items_per_invocation,
+                              tile.staged, path);
+}
+
 ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
                                 const BufferRange& out, const BufferRange& scratch, const ScanOptions& o, bool carry_in,
                                 uint32_t carry_slot, const IndirectCount* indirect) {
     const DeviceInfo& dev = info;
     const char* what = reduce ? "reduce" : "scan";
-    items_bytes(count, type, what);
-    require_op(what, type, op);
-    const ModuleInfo* m = &select_module(Collective::device_scan, type, op, o.path);
-    const ScanPolicy policy = resolve_scan_policy(dev, type, o, count, reduce);
-    const ScanTile& tile = policy.tile;
-    if (m->path == Path::subgroup && !known_packed(tile.workgroup_size)) {
-        m = &select_module(Collective::device_scan, type, op, Path::shared_memory);
-    }
-    check_shape({tile.workgroup_size});
-    check_tile_fits(dev, type, tile, what);
+    ScanPolicy policy;
+    const ModuleInfo* m = &scan_module(reduce, type, op, count, o, what, policy);
     uint64_t bytes = size_of(type);
     Layout l = make_layout(dev, policy, type, count);
     // The count word is a uint32, and each dispatch's first item is a 32-bit push constant.
@@ -130,11 +144,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     // A reduce of nothing still runs one empty chunk, which writes the identity (or the carry).
     uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
     if (segments == 0) return plan;
-    bool packed = m->path == Path::subgroup;
-    // A pipeline compiles the path its plan takes (module_spec_kernel).
-    uint32_t path = policy.kernel_path;
-    if (indirect) path |= VKC_DEVICE_COUNT_ON_DEVICE;
-    st.pipeline = pipelines.pipeline(*m, {tile.workgroup_size}, packed, tile.items_per_invocation, tile.staged, path);
+    st.pipeline = scan_pipeline(*m, policy, indirect != nullptr);
 
     st.sets.resize(segments);
     allocate_sets(vk, device, allocator, pipelines.set_layout, uint32_t(segments), st.pool, st.sets.data());

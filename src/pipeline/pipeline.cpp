@@ -45,11 +45,16 @@ void Pipelines::destroy() {
     const DeviceTable& vk = core->vk;
     VkDevice device = core->device;
     const VkAllocationCallbacks* allocator = core->allocator;
-    for (auto& [key, p] : pipelines) vk.vkDestroyPipeline(device, p, allocator);
-    for (auto& [key, m] : shader_modules) vk.vkDestroyShaderModule(device, m, allocator);
+    for (auto& [key, p] : pipelines) {
+        if (p.made) vk.vkDestroyPipeline(device, p.value, allocator);
+    }
+    for (auto& [key, m] : shader_modules) {
+        if (m.made) vk.vkDestroyShaderModule(device, m.value, allocator);
+    }
     for (auto& [key, made] : user_pipelines) {
-        vk.vkDestroyPipeline(device, made.second, allocator);
-        vk.vkDestroyShaderModule(device, made.first, allocator);
+        if (!made.made) continue;
+        vk.vkDestroyPipeline(device, made.value.second, allocator);
+        vk.vkDestroyShaderModule(device, made.value.first, allocator);
     }
     vk.vkDestroyPipelineLayout(device, pipeline_layout, allocator);
     vk.vkDestroyDescriptorSetLayout(device, set_layout, allocator);
@@ -59,53 +64,80 @@ void Pipelines::destroy() {
     }
 }
 
+template <class Value, class Make>
+Value Pipelines::made_once(Slot<Value>& slot, Make&& make, std::unique_lock<std::mutex>& lock) {
+    slot_made.wait(lock, [&] { return !slot.making; });
+    if (slot.made) return slot.value;
+    slot.making = true;
+    lock.unlock();
+    Value value{};
+    try {
+        value = make();
+    } catch (...) {
+        lock.lock();
+        slot.making = false;
+        slot_made.notify_all();
+        throw;
+    }
+    lock.lock();
+    slot.value = value;
+    slot.made = true;
+    slot.making = false;
+    slot_made.notify_all();
+    return value;
+}
+
+// The module's SPIR-V (or VKC_SPIRV_OVERRIDE's file), with DenormPreserve where the device keeps
+// denormals.
+VkShaderModule Pipelines::create_shader_module(const ModuleInfo& m) {
+    const DeviceTable& vk = core->vk;
+    VkShaderModule made = VK_NULL_HANDLE;
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    // For kernel experiments: VKC_SPIRV_OVERRIDE=<module name>=<file.spv> runs that file instead.
+    std::vector<uint32_t> replacement;
+    if (std::string spec = environment::spirv_override(); !spec.empty()) {
+        std::string prefix = std::string(m.name) + "=";
+        if (spec.rfind(prefix, 0) == 0) {
+            std::FILE* f = std::fopen(spec.c_str() + prefix.size(), "rb");
+            if (!f) throw Error("VKC_SPIRV_OVERRIDE: cannot open " + spec.substr(prefix.size()));
+            uint32_t word;
+            while (std::fread(&word, 4, 1, f) == 1) replacement.push_back(word);
+            std::fclose(f);
+            if (replacement.empty()) throw Error("VKC_SPIRV_OVERRIDE: " + spec.substr(prefix.size()) + " is empty");
+        }
+    }
+    if (!replacement.empty()) {
+        info.codeSize = replacement.size() * 4;
+        info.pCode = replacement.data();
+    } else {
+        info.codeSize = m.code_bytes;
+        info.pCode = m.code();
+        if (!info.pCode) throw Error(std::string("out of host memory unpacking the SPIR-V of ") + m.name);
+    }
+    std::vector<uint32_t> patched;
+    uint32_t width = denorm_preserve_width(m);
+    if (width && denorm_preserve[width == 16 ? 0 : width == 32 ? 1 : 2]) {
+        patched = with_denorm_preserve(static_cast<const uint32_t*>(info.pCode), info.codeSize / 4, width);
+        info.codeSize = patched.size() * 4;
+        info.pCode = patched.data();
+    }
+    check(vk.vkCreateShaderModule(core->device, &info, core->allocator, &made), "vkCreateShaderModule");
+    return made;
+}
+
 VkPipeline Pipelines::pipeline(const ModuleInfo& m, const WorkgroupShape& shape, bool packed, uint32_t items,
                                bool staged, uint32_t kernel_constant) {
-    const DeviceTable& vk = core->vk;
-    VkDevice device = core->device;
-    const VkAllocationCallbacks* allocator = core->allocator;
     auto key = std::make_tuple(&m, shape.x, shape.y, shape.z, packed, items, staged, kernel_constant);
-    auto it = pipelines.find(key);
-    if (it != pipelines.end()) return it->second;
-    VkShaderModule& module = shader_modules[&m];
-    if (!module) {
-        VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-        // For kernel experiments: VKC_SPIRV_OVERRIDE=<module name>=<file.spv> runs that file instead.
-        std::vector<uint32_t> replacement;
-        if (std::string spec = environment::spirv_override(); !spec.empty()) {
-            std::string prefix = std::string(m.name) + "=";
-            if (spec.rfind(prefix, 0) == 0) {
-                std::FILE* f = std::fopen(spec.c_str() + prefix.size(), "rb");
-                if (!f) throw Error("VKC_SPIRV_OVERRIDE: cannot open " + spec.substr(prefix.size()));
-                uint32_t word;
-                while (std::fread(&word, 4, 1, f) == 1) replacement.push_back(word);
-                std::fclose(f);
-                if (replacement.empty()) throw Error("VKC_SPIRV_OVERRIDE: " + spec.substr(prefix.size()) + " is empty");
-            }
-        }
-        if (!replacement.empty()) {
-            info.codeSize = replacement.size() * 4;
-            info.pCode = replacement.data();
-        } else {
-            info.codeSize = m.code_bytes;
-            info.pCode = m.code();
-            if (!info.pCode) throw Error(std::string("out of host memory unpacking the SPIR-V of ") + m.name);
-        }
-        std::vector<uint32_t> patched;
-        uint32_t width = denorm_preserve_width(m);
-        if (width && denorm_preserve[width == 16 ? 0 : width == 32 ? 1 : 2]) {
-            patched = with_denorm_preserve(static_cast<const uint32_t*>(info.pCode), info.codeSize / 4, width);
-            info.codeSize = patched.size() * 4;
-            info.pCode = patched.data();
-        }
-        check(vk.vkCreateShaderModule(device, &info, allocator, &module), "vkCreateShaderModule");
-    }
-    VkPipeline p = create_pipeline(module, shape, packed, items, staged, kernel_constant,
-                                   std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
-                                       (staged ? " staged" : "") +
-                                       (kernel_constant ? " constant 8 = " + std::to_string(kernel_constant) : ""));
-    pipelines[key] = p;
-    return p;
+    std::unique_lock lock(mutex);
+    Slot<VkPipeline>& slot = pipelines[key];
+    if (slot.made) return slot.value;
+    VkShaderModule module = made_once(shader_modules[&m], [&] { return create_shader_module(m); }, lock);
+    return made_once(slot, [&] {
+        return create_pipeline(module, shape, packed, items, staged, kernel_constant,
+                               std::string(m.name) + " " + shape.text() + " x" + std::to_string(items) +
+                                   (staged ? " staged" : "") +
+                                   (kernel_constant ? " constant 8 = " + std::to_string(kernel_constant) : ""));
+    }, lock);
 }
 
 VkPipeline Pipelines::user_pipeline(std::span<const uint32_t> code, const WorkgroupShape& shape, bool packed,
@@ -116,8 +148,14 @@ VkPipeline Pipelines::user_pipeline(std::span<const uint32_t> code, const Workgr
     uint64_t hash = 14695981039346656037ull; // FNV-1a over the words
     for (uint32_t word : code) hash = (hash ^ word) * 1099511628211ull;
     UserKey key{hash, code.size(), shape.x, shape.y, shape.z, packed, kernel_constant};
-    auto it = user_pipelines.find(key);
-    if (it != user_pipelines.end()) return it->second.second;
+    std::unique_lock lock(mutex);
+    return made_once(user_pipelines[key], [&] { return create_user_pipeline(code, shape, packed, kernel_constant, what); },
+                     lock).second;
+}
+
+std::pair<VkShaderModule, VkPipeline> Pipelines::create_user_pipeline(std::span<const uint32_t> code,
+                                                                      const WorkgroupShape& shape, bool packed,
+                                                                      uint32_t kernel_constant, const char* what) {
     const DeviceTable& vk = core->vk;
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = code.size() * 4;
@@ -133,8 +171,7 @@ VkPipeline Pipelines::user_pipeline(std::span<const uint32_t> code, const Workgr
         vk.vkDestroyShaderModule(core->device, module, core->allocator);
         throw;
     }
-    user_pipelines[key] = {module, p};
-    return p;
+    return {module, p};
 }
 
 VkPipeline Pipelines::create_pipeline(VkShaderModule module, const WorkgroupShape& shape, bool packed, uint32_t items,

@@ -4,8 +4,10 @@
 // (src/pipeline/pipeline_cache.cpp). Not installed.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <span>
 #include <string>
 #include <tuple>
@@ -29,13 +31,20 @@ struct Pipelines {
     // Whether float add and mul modules of 16, 32 and 64 bits are created with DenormPreserve
     // (DeviceState::keeps_denormals).
     bool denorm_preserve[3] = {false, false, false};
-    std::map<const ModuleInfo*, VkShaderModule> shader_modules;
+    // Made once, by whichever thread asks first; threads that ask meanwhile wait for it (made_once).
+    template <class Value>
+    struct Slot {
+        Value value{};
+        bool made = false;
+        bool making = false;
+    };
+    std::map<const ModuleInfo*, Slot<VkShaderModule>> shader_modules;
     // (module, shape x y z, packed, items, staged, kernel constant): pipeline()'s arguments
     using PipelineKey = std::tuple<const ModuleInfo*, uint32_t, uint32_t, uint32_t, bool, uint32_t, bool, uint32_t>;
-    std::map<PipelineKey, VkPipeline> pipelines;
+    std::map<PipelineKey, Slot<VkPipeline>> pipelines;
     // (a hash of the code, its words, shape x y z, packed, kernel constant): user_pipeline()'s
     using UserKey = std::tuple<uint64_t, size_t, uint32_t, uint32_t, uint32_t, bool, uint32_t>;
-    std::map<UserKey, std::pair<VkShaderModule, VkPipeline>> user_pipelines;
+    std::map<UserKey, Slot<std::pair<VkShaderModule, VkPipeline>>> user_pipelines;
 
     // The layouts, and the pipeline cache: options.pipeline_cache, or one of its own (from
     // options.pipeline_cache_data, or the file pipeline_cache_path or VKC_PIPELINE_CACHE names).
@@ -54,6 +63,19 @@ struct Pipelines {
     std::vector<uint8_t> pipeline_cache_data() const;
 
 private:
+    // Guards the maps and their slots: pipeline() and user_pipeline() may run on several threads at
+    // once (plans made on an engine's loading threads, Device::prepare_scans), and each slot is made
+    // outside the lock, so that different pipelines compile side by side.
+    std::mutex mutex;
+    std::condition_variable slot_made;
+    // The slot's value, made by `make` if no thread has made it; a `make` that throws leaves the
+    // slot empty for the next caller.
+    template <class Value, class Make>
+    Value made_once(Slot<Value>& slot, Make&& make, std::unique_lock<std::mutex>& lock);
+    VkShaderModule create_shader_module(const ModuleInfo& m);
+    std::pair<VkShaderModule, VkPipeline> create_user_pipeline(std::span<const uint32_t> code,
+                                                               const WorkgroupShape& shape, bool packed,
+                                                               uint32_t kernel_constant, const char* what);
     VkPipeline create_pipeline(VkShaderModule module, const WorkgroupShape& shape, bool packed, uint32_t items,
                                bool staged, uint32_t kernel_constant, const std::string& label);
     void create_pipeline_cache(const ContextOptions& options);

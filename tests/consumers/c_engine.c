@@ -415,7 +415,7 @@ int main(void) {
     VkcDeviceCreateInfo create;
     VkcDevice gpu = NULL;
     VkcSubgroupLayout layout;
-    VkcPlanCreateInfo scan, reduce, indirect, bad;
+    VkcPlanCreateInfo scan, reduce, indirect, bad, prepared[3];
     VkDeviceSize scratch_bytes = 0, reduce_scratch = 0;
     HostBuffer data, scratch;
     VkcPlan plans[3] = {NULL, NULL, NULL}, rejected = NULL;
@@ -474,6 +474,16 @@ int main(void) {
     indirect.input = scan.output;
     indirect.countBuffer = data.buffer;
     indirect.countBufferOffset = at_count;
+    /* The three plans' pipelines made ahead, on two threads; then a preparation that names a type
+     * that is not one: refused, naming which. */
+    prepared[0] = scan;
+    prepared[1] = reduce;
+    prepared[2] = indirect;
+    expect(vkcPrepareScans(gpu, 3, prepared, 2) == VKC_SUCCESS, "vkcPrepareScans");
+    prepared[1].type = (VkcType)99;
+    expect(vkcPrepareScans(gpu, 3, prepared, 0) == VKC_ERROR_INVALID_ARGUMENT, "vkcPrepareScans of type 99");
+    expect(strstr(vkcGetLastErrorMessage(), "type 99") != NULL, "vkcPrepareScans: the message does not name the type");
+    expect(vkcPrepareScans(NULL, 3, prepared, 0) == VKC_ERROR_INVALID_ARGUMENT, "vkcPrepareScans with no device");
     expect(vkcCreatePlan(gpu, &scan, &plans[0]) == VKC_SUCCESS, "vkcCreatePlan (scan)");
     expect(vkcCreatePlan(gpu, &reduce, &plans[1]) == VKC_SUCCESS, "vkcCreatePlan (reduce)");
     expect(vkcCreatePlan(gpu, &indirect, &plans[2]) == VKC_SUCCESS, "vkcCreatePlan (indirect scan)");
