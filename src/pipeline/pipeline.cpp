@@ -1,5 +1,6 @@
 // Shader modules and compute pipelines, created on first use and specialised per work-group
 // shape and kernel constant, through the pipeline cache.
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -207,9 +208,11 @@ VkPipeline Pipelines::create_pipeline(VkShaderModule module, const WorkgroupShap
     info.layout = pipeline_layout;
     if (statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkPipeline p = VK_NULL_HANDLE;
+    auto start = std::chrono::steady_clock::now();
     check(vk.vkCreateComputePipelines(core->device, pipeline_cache, 1, &info, core->allocator, &p),
           "vkCreateComputePipelines");
-    if (statistics) report_statistics(p, label);
+    double made_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (statistics) report_statistics(p, label + " (made in " + std::to_string(int(made_ms + 0.5)) + " ms)");
     return p;
 }
 

@@ -21,12 +21,12 @@ ScanPolicy resolve_scan_policy(const DeviceInfo& dev, Type type, const ScanOptio
     const ScanTuningOverrides& t = o.tuning;
     ScanPolicy p;
     // Reduce takes no look-back, so its tile ignores the look-back's chunks and the count.
-    p.tile = reduce ? choose_tile(dev, type, o, 0, TileUse::reduce)
-                    : choose_tile(dev, type, o, count, TileUse::look_back_scan);
+    p.tile = reduce ? choose_tile(row, dev, type, o, 0, TileUse::reduce)
+                    : choose_tile(row, dev, type, o, count, TileUse::look_back_scan);
     p.kernel_path = reduce || o.reproducible            ? VKC_DEVICE_PATH_CHUNK_PASSES
                     : p.tile.look_back_chunk_tiles > 1 ? VKC_DEVICE_PATH_LOOK_BACK_CHUNKED
                                                        : VKC_DEVICE_PATH_LOOK_BACK;
-    p.status_tile_items = reduce ? p.tile.items() : choose_tile(dev, type, o, 0, TileUse::look_back_scan).items();
+    p.status_tile_items = reduce ? p.tile.items() : choose_tile(row, dev, type, o, 0, TileUse::look_back_scan).items();
     p.chunk_cap = t.chunks ? t.chunks : reduce ? row.reduce_chunk_cap : row.scan_chunk_cap;
     p.segment_items_cap = o.test.segment_items;
     p.spin_limit = std::min<uint32_t>(t.spin_limit ? t.spin_limit : default_spin_limit, 0xffff);

@@ -102,8 +102,8 @@ ScanTuning scan_tuning(const DeviceInfo& device) {
     return t;
 }
 
-ScanTile choose_tile(const DeviceInfo& dev, Type type, const ScanOptions& o, uint64_t count, TileUse use) {
-    const ScanTuning t = scan_tuning(dev);
+ScanTile choose_tile(const ScanTuning& t, const DeviceInfo& dev, Type type, const ScanOptions& o, uint64_t count,
+                     TileUse use) {
     bool number64 = size_of(type) == 8 && type != Type::u32x2;
     bool chunk_by_default = number64 && t.chunked_min_items && count >= t.chunked_min_items;
     uint32_t chunk_tiles = o.reproducible || use == TileUse::reduce ? 1u

@@ -50,7 +50,9 @@ std::vector<uint32_t> tuned_workgroup_sizes(const DeviceInfo& device);
 
 enum class TileUse { look_back_scan, reduce };
 // The tile for a scan of `count` items (0: any count), or for a reduce (which takes no look-back):
-// the row's defaults, and whatever ScanOptions asks for instead.
-ScanTile choose_tile(const DeviceInfo& device, Type type, const ScanOptions& options, uint64_t count, TileUse use);
+// the row's defaults (`row`: scan_tuning(device), looked up once a plan), and whatever ScanOptions
+// asks for instead.
+ScanTile choose_tile(const ScanTuning& row, const DeviceInfo& device, Type type, const ScanOptions& options,
+                     uint64_t count, TileUse use);
 
 } // namespace vkc
