@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "vkc/device.hpp"
 #include "vkc/tuning.hpp"

@@ -211,8 +211,10 @@ VkPipeline Pipelines::create_pipeline(VkShaderModule module, const WorkgroupShap
     auto start = std::chrono::steady_clock::now();
     check(vk.vkCreateComputePipelines(core->device, pipeline_cache, 1, &info, core->allocator, &p),
           "vkCreateComputePipelines");
-    double made_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (statistics) report_statistics(p, label + " (made in " + std::to_string(int(made_ms + 0.5)) + " ms)");
+    if (statistics) {
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        report_statistics(p, label + " (made in " + std::to_string(int(ms + 0.5)) + " ms)");
+    }
     return p;
 }
 
