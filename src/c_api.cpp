@@ -204,7 +204,8 @@ vkc::SegmentedOptions segmented_options_of(const VkcSegmentedPlanCreateInfo& inf
     return o;
 }
 static_assert(uint32_t(vkc::Segments::offsets) == VKC_SEGMENTS_OFFSETS &&
-              uint32_t(vkc::SegmentedOutput::run_lengths) == VKC_SEGMENTED_RUN_LENGTHS);
+              uint32_t(vkc::SegmentedOutput::run_lengths) == VKC_SEGMENTED_RUN_LENGTHS &&
+              uint32_t(vkc::SegmentedOutput::non_trivial_runs) == VKC_SEGMENTED_NON_TRIVIAL_RUNS);
 
 } // namespace
 

@@ -147,6 +147,42 @@ TEST_CASE("segmented: reduce by offsets, with empty segments and items outside e
     }
 }
 
+TEST_CASE("segmented: scans by offsets, items outside every segment left as they were") {
+    uint64_t seed = 470, index = 0;
+    for (uint64_t n : {uint64_t(1), tile - 1, tile + 1, 13 * tile + 5}) {
+        const Output output = index % 2 ? Output::scan_exclusive : Output::scan_inclusive;
+        check_segmented(Type::u32, Op::add, n, SegmentPattern::random, make(output, Segments::offsets), seed++);
+        ++index;
+    }
+    for (SegmentPattern p : {SegmentPattern::one, SegmentPattern::every_item, SegmentPattern::huge_among_tiny,
+                             SegmentPattern::short_runs}) {
+        const Type types[] = {Type::f64, Type::i32, Type::f32, Type::u64};
+        const Op ops[] = {Op::add, Op::min, Op::add, Op::bit_xor};
+        if (test::share(index, 2)) {
+            const Output output = index % 2 ? Output::scan_exclusive : Output::scan_inclusive;
+            check_segmented(types[index % 4], ops[index % 4], 5 * tile + 7, p, make(output, Segments::offsets), seed++, true);
+        }
+        ++index;
+    }
+}
+
+TEST_CASE("segmented: non-trivial runs of every key type, none, all, at tile edges") {
+    uint64_t seed = 480, index = 0;
+    const SegmentedOptions o = make(Output::non_trivial_runs);
+    for (Type key : value_types) {
+        if (!test::share(index++, 3)) continue;
+        check_segmented(Type::u32, Op::add, 5 * tile + 3, SegmentPattern::short_runs,
+                        make(Output::non_trivial_runs, Segments::keys, key), seed + index);
+    }
+    // Every item its own run (none non-trivial), one run, runs across tile and invocation edges.
+    for (SegmentPattern p : {SegmentPattern::every_item, SegmentPattern::one, SegmentPattern::random,
+                             SegmentPattern::huge_among_tiny}) {
+        for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), tile + 1, 7 * tile + 5}) {
+            if (test::share(index++, 2)) check_segmented(Type::u32, Op::add, n, p, o, seed++);
+        }
+    }
+}
+
 TEST_CASE("segmented: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
     uint64_t seed = 500;
     SegmentedOptions forced = make(Output::reduce, Segments::keys, Type::i64);
@@ -158,9 +194,94 @@ TEST_CASE("segmented: the look-back's fallback, forced for every tile, and a spi
     SegmentedOptions offsets = make(Output::reduce, Segments::offsets);
     offsets.test.force_fallback = true;
     check_segmented(Type::u32, Op::add, 9 * tile + 3, SegmentPattern::every_item, offsets, seed++);
+    SegmentedOptions offset_scan = make(Output::scan_exclusive, Segments::offsets);
+    offset_scan.test.force_fallback = true;
+    check_segmented(Type::i64, Op::max, 9 * tile + 3, SegmentPattern::short_runs, offset_scan, seed++);
+    SegmentedOptions non_trivial = make(Output::non_trivial_runs, Segments::keys, Type::f32);
+    non_trivial.test.force_fallback = true;
+    check_segmented(Type::u32, Op::add, 9 * tile + 3, SegmentPattern::short_runs, non_trivial, seed++);
     SegmentedOptions spin = make(Output::run_lengths);
     spin.spin_limit = 1;
     check_segmented(Type::u32, Op::add, 40 * tile + 3, SegmentPattern::short_runs, spin, seed++);
+    SegmentedOptions spin_runs = make(Output::non_trivial_runs);
+    spin_runs.spin_limit = 1;
+    check_segmented(Type::u32, Op::add, 40 * tile + 3, SegmentPattern::random, spin_runs, seed++);
+}
+
+// Non-trivial runs and scans by offsets as plans with GPU counts: the outputs, the number of runs,
+// and nothing written past them.
+TEST_CASE("segmented: non-trivial runs and scans by offsets as plans, with host and GPU counts") {
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t bound = 3 * tile + 50;
+    const uint64_t align = std::max<uint64_t>(256, ctx.info().min_storage_buffer_offset_alignment);
+    auto round = [&](uint64_t b) { return (b + align - 1) / align * align; };
+    const uint64_t scratch_bytes = gpu.segmented_scratch_bytes(Type::u32, bound);
+    const uint64_t at_values = 0, at_keys = round(bound * 4), at_out = at_keys + round(bound * 4),
+                   at_runs = at_out + round(bound * 4), at_scratch = at_runs + round(bound * 4),
+                   at_words = at_scratch + round(scratch_bytes);
+    Buffer buffer = ctx.create_buffer(at_words + align);
+    const std::vector<uint32_t> sentinel(bound, 0xdeadbeefu);
+    uint64_t seed = 650;
+    for (uint64_t n : {uint64_t(0), uint64_t(2), tile - 1, bound}) {
+        for (bool indirect : {false, true}) {
+            for (bool by_offsets : {false, true}) {
+                INFO((by_offsets ? "scan by offsets" : "non-trivial runs") << ", count " << n
+                                                                           << (indirect ? ", read on the device" : ""));
+                const std::vector<uint64_t> key_bits = verify::segment_keys(Type::u32, SegmentPattern::short_runs, bound, seed);
+                std::vector<uint32_t> keys(bound), values(bound);
+                for (uint64_t i = 0; i < bound; ++i) keys[i] = uint32_t(key_bits[i]), values[i] = uint32_t(i * 2654435761u + seed);
+                const std::vector<uint32_t> offsets = {3, 3, 40, uint32_t(tile + 9), uint32_t(n)};
+                ++seed;
+                std::vector<uint32_t> words(32, 0xcafef00du);
+                words[0] = uint32_t(n);
+                ctx.upload(buffer, values.data(), bound * 4, at_values);
+                ctx.upload(buffer, keys.data(), bound * 4, at_keys);
+                if (by_offsets) ctx.upload(buffer, offsets.data(), offsets.size() * 4, at_keys);
+                ctx.upload(buffer, sentinel.data(), bound * 4, at_out);
+                ctx.upload(buffer, sentinel.data(), bound * 4, at_runs);
+                ctx.upload(buffer, words.data(), words.size() * 4, at_words);
+                SegmentedOptions o = by_offsets ? make(Output::scan_inclusive, Segments::offsets)
+                                                : make(Output::non_trivial_runs);
+                o.path = test::preferred_path();
+                if (by_offsets && n < tile + 9) continue; // the offsets lie inside the count
+                o.segment_count = by_offsets ? uint32_t(offsets.size() - 1) : 0;
+                SegmentedRanges r;
+                r.values = {buffer.handle(), at_values, bound * 4};
+                (by_offsets ? r.offsets : r.heads) = {buffer.handle(), at_keys, by_offsets ? offsets.size() * 4 : bound * 4};
+                r.output = {buffer.handle(), at_out, bound * 4};
+                r.unique_keys = {buffer.handle(), at_runs, bound * 4};
+                r.segments = {buffer.handle(), at_words + 36, 4};
+                r.scratch = {buffer.handle(), at_scratch, scratch_bytes};
+                SegmentedPlan plan = indirect ? gpu.plan_segmented(Type::u32, Op::add, IndirectCount{buffer.handle(), at_words, bound}, r, o)
+                                              : gpu.plan_segmented(Type::u32, Op::add, n, r, o);
+                ctx.run(plan);
+                std::vector<uint32_t> got(bound), got_runs(bound);
+                ctx.download(buffer, got.data(), bound * 4, at_out);
+                ctx.download(buffer, got_runs.data(), bound * 4, at_runs);
+                ctx.download(buffer, words.data(), words.size() * 4, at_words);
+                std::vector<uint32_t> want(sentinel), want_runs(sentinel);
+                uint32_t runs = 0;
+                if (by_offsets) {
+                    for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+                        uint32_t running = 0;
+                        for (uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) want[i] = running += values[i];
+                    }
+                } else {
+                    for (uint64_t i = 0; i < n;) {
+                        uint64_t end = i + 1;
+                        while (end < n && keys[end] == keys[i]) ++end;
+                        if (end - i > 1) want_runs[runs] = uint32_t(i), want[runs] = uint32_t(end - i), ++runs;
+                        i = end;
+                    }
+                }
+                CHECK(got == want);
+                CHECK(got_runs == want_runs);
+                CHECK(words[9] == (by_offsets ? 0xcafef00du : runs));
+                CHECK(words[10] == 0xcafef00du);
+            }
+        }
+    }
 }
 
 // Plans on one buffer at offsets off the alignment where the kernel allows it, with host and GPU
@@ -276,6 +397,15 @@ TEST_CASE("segmented: Context calls on Buffers and host arrays") {
           std::vector<float>(2, -std::numeric_limits<float>::infinity()));
     const std::vector<int64_t> none;
     CHECK(ctx.run_length_encode(std::span<const int64_t>(none)).keys.empty());
+    NonTrivialRuns long_runs = ctx.non_trivial_runs(std::span<const uint32_t>(keys));
+    CHECK(long_runs.offsets == std::vector<uint32_t>{0, 2});
+    CHECK(long_runs.lengths == std::vector<uint32_t>{2, 3});
+    CHECK(ctx.non_trivial_runs(std::span<const int64_t>(none)).offsets.empty());
+    const std::vector<uint32_t> five = {1, 2, 3, 4, 5}, scan_offsets = {1, 3, 5};
+    CHECK(ctx.scan_segments(std::span<const uint32_t>(five), std::span<const uint32_t>(scan_offsets), Op::add) ==
+          std::vector<uint32_t>{1, 2, 5, 4, 9});
+    CHECK(ctx.scan_segments(std::span<const uint32_t>(five), std::span<const uint32_t>(scan_offsets), Op::add, false) ==
+          std::vector<uint32_t>{1, 0, 2, 0, 4});
     // On Buffers, in place.
     Buffer data = ctx.create_buffer(16), heads = ctx.create_buffer(16);
     ctx.upload(data, v.data(), 16);
@@ -345,9 +475,20 @@ TEST_CASE("segmented: bad arguments get errors that name the problem") {
              "the scratch range holds 16 bytes");
     contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, IndirectCount{out.handle(), 8, n}, r, o); }),
              "the IndirectCount's count lies in the output range");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, make(Output::non_trivial_runs, Segments::offsets)); }),
+             "non-trivial runs: runs are runs of keys; SegmentedOptions::by is not keys");
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u64, Op::add, n, r, make(Output::non_trivial_runs)); }),
+             "non-trivial runs: run lengths are counted as uint add");
+    SegmentedRanges short_runs = r;
+    short_runs.unique_keys = {unique.handle(), 0, 1996};
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, short_runs, make(Output::non_trivial_runs)); }),
+             "the unique keys (offsets) range holds 1996 bytes; 2000 are needed");
     SegmentedOptions offsets_scan = make(Output::scan_inclusive, Segments::offsets);
-    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, r, offsets_scan); }),
-             "segments by offsets are reduced only");
+    offsets_scan.segment_count = 3;
+    SegmentedRanges offsets_short = r;
+    offsets_short.offsets = {keys.handle(), 0, 12};
+    contains(test::error_of([&] { gpu.plan_segmented(Type::u32, Op::add, n, offsets_short, offsets_scan); }),
+             "segmented scan: the offsets range holds 12 bytes; 16 are needed");
     SegmentedOptions by_offsets = make(Output::reduce, Segments::offsets);
     by_offsets.segment_count = 1000; // 1001 offsets: past the keys' Buffer
     SegmentedRanges offset_ranges = r;

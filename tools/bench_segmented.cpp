@@ -1,5 +1,5 @@
-// vkc bench segmented: reductions and scans by key, run-length encoding and reductions by offsets
-// (SegmentedPlan on the Context's buffers) against a copy measured in the same run and, given
+// vkc bench segmented: reductions and scans by key, run-length encoding, non-trivial runs, and
+// reductions and scans by offsets (SegmentedPlan on the Context's buffers) against a copy measured in the same run and, given
 // bench/cuda/cub_segmented's output, against CUB on the same data: keys i / L (segments of L items),
 // offsets s x L, values hash32(i) & 0xffff.
 #include <algorithm>
@@ -21,27 +21,38 @@ namespace {
 
 using SegmentedBenchOptions = SweepOptions;
 
-// The cases, in the table's order: CUB's op name (bench/cuda/cub_segmented), the value type, what
-// vkcollectives runs, and the segment length (0: n / 4096, 4096 segments).
+// The cases, in the table's order: the op's name, the value type, what vkcollectives runs, the
+// segment length (0: n / 4096, 4096 segments), and CUB's op (bench/cuda/cub_segmented) it is
+// compared with: the same op, but for scans by offsets CUB's scan by key over the same segments
+// (CUB 3.0 has no segmented scan by offsets).
 struct Case {
     const char* op;
     Type value;
     Segments by;
     SegmentedOutput output;
     uint64_t length;
+    const char* peer;
 };
 constexpr Case cases[] = {
-    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 1},
-    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 16},
-    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 0},
-    {"reduce_by_key", Type::f32, Segments::keys, SegmentedOutput::reduce, 16},
-    {"scan_by_key", Type::u32, Segments::keys, SegmentedOutput::scan_inclusive, 16},
-    {"scan_by_key", Type::f32, Segments::keys, SegmentedOutput::scan_inclusive, 0},
-    {"rle", Type::u32, Segments::keys, SegmentedOutput::run_lengths, 16},
-    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 1},
-    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 16},
-    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 0},
+    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 1, "reduce_by_key"},
+    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 16, "reduce_by_key"},
+    {"reduce_by_key", Type::u32, Segments::keys, SegmentedOutput::reduce, 0, "reduce_by_key"},
+    {"reduce_by_key", Type::f32, Segments::keys, SegmentedOutput::reduce, 16, "reduce_by_key"},
+    {"scan_by_key", Type::u32, Segments::keys, SegmentedOutput::scan_inclusive, 16, "scan_by_key"},
+    {"scan_by_key", Type::f32, Segments::keys, SegmentedOutput::scan_inclusive, 0, "scan_by_key"},
+    {"rle", Type::u32, Segments::keys, SegmentedOutput::run_lengths, 16, "rle"},
+    {"non_trivial_runs", Type::u32, Segments::keys, SegmentedOutput::non_trivial_runs, 16, "non_trivial_runs"},
+    {"non_trivial_runs", Type::u32, Segments::keys, SegmentedOutput::non_trivial_runs, 0, "non_trivial_runs"},
+    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 1, "segmented_reduce"},
+    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 16, "segmented_reduce"},
+    {"segmented_reduce", Type::u32, Segments::offsets, SegmentedOutput::reduce, 0, "segmented_reduce"},
+    {"segmented_scan", Type::u32, Segments::offsets, SegmentedOutput::scan_inclusive, 16, "scan_by_key"},
+    {"segmented_scan", Type::u32, Segments::offsets, SegmentedOutput::scan_inclusive, 0, "scan_by_key"},
 };
+// Run lengths and non-trivial runs count keys: no values, a uint add plan.
+bool counts_runs(const Case& c) {
+    return c.output == SegmentedOutput::run_lengths || c.output == SegmentedOutput::non_trivial_runs;
+}
 
 // bench/cuda/cub_segmented rows: (op, value type, segment length, n) -> median ms.
 using PeerRows = std::map<std::tuple<std::string, std::string, uint64_t, uint64_t>, double>;
@@ -73,7 +84,8 @@ int run(const SegmentedBenchOptions& o) {
     std::printf("# G/s: input items a second; / bound: the time a copy of the bytes read and written takes (keys or\n"
                 "# flags and values in; totals and keys, or scanned values, out) over ours; CUB:\n"
                 "# bench/cuda/cub_segmented on this GPU. Keys i / L (L items a segment; n/4096: 4096 segments),\n"
-                "# values hash32(i) & 0xffff; segmented_reduce: offsets s x L (both take offsets)\n\n");
+                "# values hash32(i) & 0xffff; segmented_reduce and _scan: offsets s x L (both take offsets);\n"
+                "# segmented_scan's CUB: scan_by_key over the same segments; non_trivial_runs: every run has L >= 16 keys\n\n");
     std::string header = "| items | copy GB/s |", rule = "|---:|---:|";
     for (const Case& c : cases) {
         const std::string length = c.length ? "L=" + std::to_string(c.length) : "4096 segs";
@@ -117,16 +129,17 @@ int run(const SegmentedBenchOptions& o) {
             r.unique_keys = {unique.handle(), 0, n * 4};
             r.segments = {words.handle(), 0, 4};
             r.scratch = {scratch.handle(), 0, scratch.size()};
-            const Type value = c.output == SegmentedOutput::run_lengths ? Type::u32 : c.value;
+            const Type value = counts_runs(c) ? Type::u32 : c.value;
             SegmentedPlan plan = ctx.device().plan_segmented(value, Op::add, n, r, so);
             const double ms = median([&] { ctx.run(plan); });
             const bool reducing = c.output != SegmentedOutput::scan_inclusive;
-            if (by_offsets) {
-                uint32_t first = 0, want = 0;
-                ctx.download(output, &first, 4);
+            if (by_offsets) { // segment 0's total: the reduce's first value, the scan's last in the segment
+                const uint64_t at = reducing ? 0 : std::min(n, length) - 1;
+                uint32_t got = 0, want = 0;
+                ctx.download(output, &got, 4, at * 4);
                 for (uint64_t i = 0; i < std::min(n, length); ++i) want += hash(uint32_t(i) + 1) & 0xffffu;
-                if (first != want) {
-                    std::printf("FAIL %s n=%llu: segment 0's total %u (want %u)\n", c.op, (unsigned long long)n, first, want);
+                if (got != want) {
+                    std::printf("FAIL %s n=%llu: segment 0's total %u (want %u)\n", c.op, (unsigned long long)n, got, want);
                     ++failures;
                 }
             } else if (reducing) {
@@ -138,14 +151,14 @@ int run(const SegmentedBenchOptions& o) {
                     ++failures;
                 }
             }
-            // Bytes moved: keys and values in (run lengths: keys only; by offsets: values and offsets),
-            // and out the totals with their keys, or the scanned values.
-            const bool has_values = c.output != SegmentedOutput::run_lengths;
+            // Bytes moved: keys and values in (runs: keys only; by offsets: values and offsets), and out
+            // the totals with their keys (runs: lengths with keys or offsets), or the scanned values.
+            const bool has_values = !counts_runs(c);
             const bool keys_out = reducing && c.by == Segments::keys;
             const double bytes = (by_offsets ? (segments + 1) * 4.0 : n * 4.0) + (has_values ? n * 4.0 : 0.0) +
                                  (reducing ? segments * (4.0 + (keys_out ? 4.0 : 0.0)) : n * 4.0);
             const double bound = bytes / copy_bytes_per_ms / ms;
-            auto it = cub.find({c.op, std::string(c.value == Type::f32 ? "f32" : "u32"), length, n});
+            auto it = cub.find({c.peer, std::string(c.value == Type::f32 ? "f32" : "u32"), length, n});
             std::string vs_cub = it == cub.end() || it->second <= 0 ? "-" : std::to_string(it->second / ms).substr(0, 5);
             char cell[96];
             std::snprintf(cell, sizeof cell, " | %.2f | %.3f | %s", n / ms * 1e-6, bound, vs_cub.c_str());
@@ -161,9 +174,9 @@ int run(const SegmentedBenchOptions& o) {
 } // namespace
 
 const char* bench_segmented_usage =
-    "  bench segmented [options]   reduce and scan by key, run-length encoding and segmented reduce (by\n"
-    "                              offsets) of u32 and f32 values by size; items a second, ratio to a copy of the\n"
-    "                              bytes moved, and to CUB when given\n"
+    "  bench segmented [options]   reduce and scan by key, run-length encoding, non-trivial runs, and segmented\n"
+    "                              reduce and scan (by offsets) of u32 and f32 values by size; items a second,\n"
+    "                              ratio to a copy of the bytes moved, and to CUB when given\n"
     "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
     "    --cub FILE (output of bench/cuda/cub_segmented)\n";
 

@@ -383,8 +383,8 @@ int selftest(int argc, char** argv) {
     }
 
     // Segmented scans and reductions: each value type with add, min and max, at counts 0, 1, a tile +- 1,
-    // many tiles and (not quick) a thousand; the outputs (run lengths on uint add), head flags or keys
-    // of every type, segment sizes and forced fallbacks in rotation.
+    // many tiles and (not quick) a thousand; the outputs (run lengths and non-trivial runs on uint add),
+    // head flags, offsets or keys of every type, segment sizes and forced fallbacks in rotation.
     {
         const uint64_t tile = vkc::segmented_tile_items;
         const vkc::Type value_types[] = {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32,
@@ -405,9 +405,14 @@ int selftest(int argc, char** argv) {
                     c.value = value;
                     c.op = op;
                     c.count = n;
-                    const bool run_lengths = value == vkc::Type::u32 && op == vkc::Op::add && k % 4 == 3;
-                    c.options.output = run_lengths ? SegmentedOutput::run_lengths : outputs[k % 3];
-                    c.options.by = run_lengths || k % 2 == 0 ? vkc::Segments::keys : vkc::Segments::head_flags;
+                    const bool counts = value == vkc::Type::u32 && op == vkc::Op::add; // runs: uint add
+                    const bool runs = counts && (k == 3 || k == 4);
+                    c.options.output = !runs ? outputs[k % 3]
+                                       : k == 3 ? SegmentedOutput::run_lengths
+                                                : SegmentedOutput::non_trivial_runs;
+                    c.options.by = runs || (k % 3 != 1 && k % 2 == 0) ? vkc::Segments::keys
+                                   : k % 3 == 1                       ? vkc::Segments::offsets
+                                                                      : vkc::Segments::head_flags;
                     c.options.key = value_types[(k + int(op)) % 6];
                     c.options.test.force_fallback = k % 3 == 1;
                     c.pattern = patterns[k % 4];

@@ -1,6 +1,6 @@
 // CUDA device-wide peer of vkc's segmented scans and reductions: cub::DeviceReduce::ReduceByKey,
-// DeviceScan::InclusiveScanByKey (both a sum), DeviceRunLengthEncode::Encode and
-// DeviceSegmentedReduce::Sum, on the data `vkc bench segmented` builds, for segments of L items:
+// DeviceScan::InclusiveScanByKey (both a sum), DeviceRunLengthEncode::Encode and ::NonTrivialRuns,
+// and DeviceSegmentedReduce::Sum, on the data `vkc bench segmented` builds, for segments of L items:
 //   keys[i]    = i / L (u32), for i < n
 //   values[i]  = hash32(i) & 0xffff (bench_common.cuh's hash32, which hashes i + 1), as u32 or
 //                converted to f32 (exact)
@@ -8,8 +8,8 @@
 //                [offsets[s], offsets[s + 1])
 // L is 16 and n / 4096 (4096 segments) for every op, and also 1 for reduce_by_key and
 // segmented_reduce; a length that two of these give (n = 2^16: 16; n = 2^12: 1) makes one row.
-// reduce_by_key and scan_by_key run on u32 and f32 values, rle (on the keys) and segmented_reduce
-// on u32.
+// reduce_by_key and scan_by_key run on u32 and f32 values, rle and non_trivial_runs (on the keys)
+// and segmented_reduce on u32.
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_segmented cub_segmented.cu
 // Usage: cub_segmented [--min-log2 16] [--max-log2 28] [--step 2]
@@ -182,6 +182,24 @@ static void run_values(const char* type, size_t n, uint32_t length, const Buffer
       });
       check_segments("rle", out, true, true, [&](size_t) { return uint64_t(length); });
       csv("rle", type, length, n, ms);
+    }
+    if (length > 1) { // every run non-trivial: run s begins at s * L (in keys_out, checked as a key s * L)
+      poison();
+      ms = time_cub([&](void* temp, size_t& bytes) {
+        return cub::DeviceRunLengthEncode::NonTrivialRuns(temp, bytes, b.keys, b.keys_out, out, b.num, items);
+      });
+      const int runs = download(b.num, 0, 1)[0];
+      expect("non_trivial_runs", size_t(runs) == segments, "run count", 0, runs, double(segments));
+      for (auto [first, last] : checked(segments, n)) {
+        const std::vector<uint32_t> offsets = download(b.keys_out, first, last - first);
+        const std::vector<uint32_t> lengths = download(static_cast<uint32_t*>(b.out), first, last - first);
+        for (size_t s = first; s < last; ++s) {
+          expect("non_trivial_runs", offsets[s - first] == s * length, "offset of run", s, offsets[s - first],
+                 double(s * length));
+          expect("non_trivial_runs", lengths[s - first] == length, "length of run", s, lengths[s - first], length);
+        }
+      }
+      csv("non_trivial_runs", type, length, n, ms);
     }
     poison();
     ms = time_cub([&](void* temp, size_t& bytes) {

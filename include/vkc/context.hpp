@@ -392,13 +392,19 @@ public:
     template <class T>
     std::vector<T> reduce_segments(std::span<const T> values, std::span<const uint32_t> offsets, Op op,
                                    SegmentedOptions options = {}) {
-        options.by = Segments::offsets;
         options.output = SegmentedOutput::reduce;
-        if (offsets.size() > segmented_max_count + 1) {
-            throw Error("segmented reduce: " + std::to_string(offsets.size()) + " offsets are past the most a call takes");
-        }
-        options.segment_count = offsets.empty() ? 0 : uint32_t(offsets.size() - 1);
-        std::vector<T> out(options.segment_count);
+        std::vector<T> out(by_offsets(offsets, options));
+        segmented_host(values.data(), offsets.data(), out.data(), nullptr, values.size(), host_type<T>(), op, options);
+        return out;
+    }
+    // A scan within each segment s = [offsets[s], offsets[s + 1]) (CUB's DeviceSegmentedScan): every
+    // value of a segment scanned, those outside every segment returned as they were.
+    template <class T>
+    std::vector<T> scan_segments(std::span<const T> values, std::span<const uint32_t> offsets, Op op,
+                                 bool inclusive = true, SegmentedOptions options = {}) {
+        options.output = inclusive ? SegmentedOutput::scan_inclusive : SegmentedOutput::scan_exclusive;
+        std::vector<T> out(values.begin(), values.end());
+        if (by_offsets(offsets, options) == 0) return out;
         segmented_host(values.data(), offsets.data(), out.data(), nullptr, values.size(), host_type<T>(), op, options);
         return out;
     }
@@ -429,9 +435,28 @@ public:
         r.lengths.resize(runs);
         return r;
     }
-    // values: count values (null for run lengths); heads: count flags or keys; out: room for count
-    // values; unique_keys: room for count keys (reduce by key and run lengths) or null. Returns the
-    // number of segments (scans: count).
+    // Each run of two or more equal keys: its first index and length (CUB's
+    // RunLengthEncode::NonTrivialRuns).
+    template <class K>
+    NonTrivialRuns non_trivial_runs(std::span<const K> keys, SegmentedOptions options = {}) {
+        options.by = Segments::keys;
+        options.output = SegmentedOutput::non_trivial_runs;
+        options.key = host_type<K>();
+        NonTrivialRuns r;
+        r.offsets.resize((keys.size() + 1) / 2);
+        r.lengths.resize((keys.size() + 1) / 2);
+        uint64_t runs = segmented_host(nullptr, keys.data(), r.lengths.data(), r.offsets.data(), keys.size(), Type::u32,
+                                       Op::add, options);
+        r.offsets.resize(runs);
+        r.lengths.resize(runs);
+        return r;
+    }
+    // values: count values (null for run lengths and non-trivial runs); heads: count flags or keys,
+    // or segment_count + 1 offsets; out: room for count values (scans by offsets: count values, those
+    // outside every segment left as they were), or segment_count totals by offsets, or (count + 1) / 2
+    // lengths of non-trivial runs; unique_keys: room for count keys (reduce by key and run lengths), or
+    // for (count + 1) / 2 uint32 first indices (non-trivial runs), or null. Returns the number of
+    // segments (scans: count).
     uint64_t segmented_host(const void* values, const void* heads, void* out, void* unique_keys, uint64_t count,
                             Type value, Op op, const SegmentedOptions&);
 
@@ -475,6 +500,16 @@ public:
     }
 
 private:
+    // Sets options.by and segment_count from an offsets array; returns the segments.
+    static uint32_t by_offsets(std::span<const uint32_t> offsets, SegmentedOptions& options) {
+        options.by = Segments::offsets;
+        if (offsets.size() > segmented_max_count + 1) {
+            throw Error(std::string(segmented_call_name(options)) + ": " + std::to_string(offsets.size()) +
+                        " offsets are past the most a call takes");
+        }
+        options.segment_count = offsets.empty() ? 0 : uint32_t(offsets.size() - 1);
+        return options.segment_count;
+    }
     template <class T>
     static auto float_or_integer(const T& v) {
         if constexpr (std::is_same_v<T, half>) return float(v);

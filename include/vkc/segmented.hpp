@@ -1,6 +1,7 @@
 // vkcollectives: segmented scans and reductions, scans and reductions by key, and run-length
-// encoding (CUB's DeviceScan::*ByKey, DeviceReduce::ReduceByKey, DeviceRunLengthEncode::Encode, and
-// scans and reductions over head flags), the vocabulary of the Context calls and of the plans an
+// encoding (CUB's DeviceScan::*ByKey, DeviceReduce::ReduceByKey, DeviceSegmentedReduce,
+// DeviceSegmentedScan, DeviceRunLengthEncode::Encode and ::NonTrivialRuns, and scans and reductions
+// over head flags), the vocabulary of the Context calls and of the plans an
 // engine records into its own command buffers (Device::plan_segmented).
 //
 //   // sums of runs of equal keys: keys [7 7 2 2 2 7], values [1 2 3 4 5 6] -> keys [7 2 7], totals [3 12 6]
@@ -10,6 +11,10 @@
 //   std::vector<uint32_t> s = ctx.segmented_scan(std::span<const uint32_t>(values), std::span<const uint32_t>(flags),
 //                                                vkc::Op::add);
 //   vkc::RunLengths<uint32_t> runs = ctx.run_length_encode(std::span<const uint32_t>(keys)); // [7 2 7], [2 3 1]
+//   vkc::NonTrivialRuns long_runs = ctx.non_trivial_runs(std::span<const uint32_t>(keys)); // offsets [0 2], lengths [2 3]
+//   // scans within [offsets[s], offsets[s + 1]): values [1 2 3 4 5], offsets [1 3 5] -> [1 2 5 4 9]
+//   std::vector<uint32_t> t = ctx.scan_segments(std::span<const uint32_t>(values), std::span<const uint32_t>(offsets),
+//                                               vkc::Op::add);
 //   vkc::SegmentedPlan plan = gpu.plan_segmented(vkc::Type::f32, vkc::Op::add, count, ranges, options);
 //   plan.record(cmd); // ranges.output holds the totals, ranges.segments their number
 //
@@ -21,7 +26,8 @@
 //               segment_count + 1 ascending uint32 offsets (CUB's DeviceSegmentedReduce with begin
 //               offsets and end offsets one further, as a sparse matrix's rows are stored); segments
 //               may be empty (their total is the operator's identity) and items before offsets[0] or
-//               from offsets[segment_count] on belong to none. Reduce only.
+//               from offsets[segment_count] on belong to none: scans do not write them (CUB's
+//               DeviceSegmentedScan). Scans and reduce.
 // With flags and keys, item 0 always starts a segment, and segments are consecutive and not empty.
 //
 // Output (SegmentedOptions::output):
@@ -33,7 +39,10 @@
 //                   goes to ranges.segments (not by offsets: the caller knows it);
 //   run_lengths     keys only, no values: unique_keys[s] and output[s] = the run's length (uint32),
 //                   with the number of runs (CUB's RunLengthEncode::Encode); the plan's value type is
-//                   u32 and its op add.
+//                   u32 and its op add;
+//   non_trivial_runs keys only, no values: the runs of two keys or more (CUB's
+//                   RunLengthEncode::NonTrivialRuns): unique_keys[r] = the run's first index (uint32),
+//                   output[r] = its length (uint32), in order, with their number; u32 add as above.
 // Operators: those of the scan (vkc::Op for the value type: add, mul, min, max, and for integers
 // and, or, xor, logical_and, logical_or, logical_xor); min and max ignore NaN, as the scan does.
 // Float add combines in an order the tiles fix: not the sequential order, so sums differ from a
@@ -62,7 +71,7 @@ namespace vkc {
 VKC_API_BEGIN
 
 enum class Segments : uint32_t { head_flags, keys, offsets };
-enum class SegmentedOutput : uint32_t { scan_inclusive, scan_exclusive, reduce, run_lengths };
+enum class SegmentedOutput : uint32_t { scan_inclusive, scan_exclusive, reduce, run_lengths, non_trivial_runs };
 
 // Test hooks: paths a test cannot reach on a small input otherwise. Default off.
 struct SegmentedTestHooks {
@@ -94,10 +103,14 @@ struct SegmentedRanges {
     BufferRange offsets;     // Segments::offsets: segment_count + 1 ascending uint32 offsets, at most count
     // Scans: count values, and may be `values` itself (in place). Reduce: room for a total a segment
     // (count values holds every case; by offsets, segment_count values). Run lengths: room for a
-    // uint32 a run.
+    // uint32 a run (count); non-trivial runs: (count + 1) / 2 uint32 lengths.
     BufferRange output;
-    BufferRange unique_keys; // keys with reduce, and run_lengths: room for a key a segment; else unused
-    BufferRange segments;    // reduce and run_lengths: 4 bytes, the number of segments (uint32); else unused
+    // Keys with reduce, and run_lengths: room for a key a segment (count keys); non_trivial_runs:
+    // (count + 1) / 2 uint32, the runs' first indices; else unused.
+    BufferRange unique_keys;
+    // Reduce (not by offsets), run_lengths and non_trivial_runs: 4 bytes, the number of segments or
+    // runs (uint32); else unused.
+    BufferRange segments;
     BufferRange scratch;     // segmented_scratch_bytes
 };
 
@@ -138,8 +151,8 @@ private:
     std::unique_ptr<State> state_;
 };
 
-// The call's name in errors: "segmented scan", "scan by key", "segmented reduce", "reduce by key" or
-// "run-length encode".
+// The call's name in errors: "segmented scan", "scan by key", "segmented reduce", "reduce by key",
+// "run-length encode" or "non-trivial runs".
 const char* segmented_call_name(const SegmentedOptions& options);
 
 // What reduce_by_key and run_length_encode return on host arrays.
@@ -152,6 +165,11 @@ template <class K>
 struct RunLengths {
     std::vector<K> keys;           // each run's key
     std::vector<uint32_t> lengths; // its length
+};
+// What non_trivial_runs returns: the runs of two equal keys or more.
+struct NonTrivialRuns {
+    std::vector<uint32_t> offsets; // each run's first index
+    std::vector<uint32_t> lengths; // its length (2 or more)
 };
 
 VKC_API_END

@@ -276,14 +276,18 @@ typedef struct VkcHistogramPlanCreateInfo {
 typedef enum VkcSegments {
     VKC_SEGMENTS_HEAD_FLAGS = 0, /* item i starts a segment where its uint32 flag is not 0 */
     VKC_SEGMENTS_KEYS = 1,       /* where its key differs from item i - 1's (floats as numbers) */
-    VKC_SEGMENTS_OFFSETS = 2     /* REDUCE only: segment s holds items [offsets[s], offsets[s + 1]) */
+    VKC_SEGMENTS_OFFSETS = 2     /* segment s holds items [offsets[s], offsets[s + 1]); scans leave
+                                  * items outside every segment unwritten */
 } VkcSegments;
 typedef enum VkcSegmentedOutput {
     VKC_SEGMENTED_SCAN_INCLUSIVE = 0, /* a value an item: op over its segment up to it */
     VKC_SEGMENTED_SCAN_EXCLUSIVE = 1, /* the same before it: the op's identity at a segment's first item */
     VKC_SEGMENTED_REDUCE = 2,         /* a total a segment, with its first key (keys), and their number */
-    VKC_SEGMENTED_RUN_LENGTHS = 3     /* keys only: each run's key and uint32 length, and their number;
+    VKC_SEGMENTED_RUN_LENGTHS = 3,    /* keys only: each run's key and uint32 length, and their number;
                                        * valueType VKC_TYPE_U32 and op VKC_OP_ADD */
+    VKC_SEGMENTED_NON_TRIVIAL_RUNS = 4 /* keys only: each run of 2 keys or more, its uint32 first index
+                                        * (in uniqueKeys) and length (in output), and their number;
+                                        * valueType VKC_TYPE_U32 and op VKC_OP_ADD */
 } VkcSegmentedOutput;
 typedef enum VkcSegmentedFlagBits {
     VKC_SEGMENTED_SHARED_MEMORY_BIT = 0x1 /* use the shared-memory module even where subgroups would do */
@@ -305,10 +309,13 @@ typedef struct VkcSegmentedPlanCreateInfo {
     VkcBufferRange values;     /* count values; unused by run lengths */
     VkcBufferRange heads;      /* count uint32 head flags, or count keys */
     VkcBufferRange offsets;    /* VKC_SEGMENTS_OFFSETS: segmentCount + 1 ascending uint32, at most count */
-    VkcBufferRange output;     /* count values (run lengths: uint32; by offsets, segmentCount values); scans
-                                * may name the values (in place) */
-    VkcBufferRange uniqueKeys; /* REDUCE by keys and RUN_LENGTHS: room for count keys */
-    VkcBufferRange segmentsOut; /* REDUCE by flags or keys, RUN_LENGTHS: 4 bytes, the number of segments */
+    VkcBufferRange output;     /* count values (run lengths: uint32; REDUCE by offsets, segmentCount values;
+                                * NON_TRIVIAL_RUNS, (count + 1) / 2 uint32); scans may name the values
+                                * (in place) */
+    VkcBufferRange uniqueKeys; /* REDUCE by keys and RUN_LENGTHS: room for count keys; NON_TRIVIAL_RUNS:
+                                * (count + 1) / 2 uint32 */
+    VkcBufferRange segmentsOut; /* REDUCE by flags or keys, RUN_LENGTHS, NON_TRIVIAL_RUNS: 4 bytes, the
+                                 * number of segments or runs */
     VkcBufferRange scratch;    /* vkcGetSegmentedScratchSize bytes */
 } VkcSegmentedPlanCreateInfo;
 

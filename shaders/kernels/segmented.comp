@@ -14,7 +14,10 @@
 //   scans       every item's inclusive (or exclusive: the identity at a head) value in its segment;
 //   reduce      at the last item of each segment, its total, at the segment's number; with keys, at
 //               the first item, its key; and at the last item of all, the number of segments;
-//   run lengths the same with a value of 1 an item (a u32 add module): each run's key and length.
+//   run lengths the same with a value of 1 an item (a u32 add module): each run's key and length;
+//   non-trivial runs (runs of 2 items or more, a u32 add module): each such run's first index and
+//               length, at the run's number among them, and their number.
+// By offsets, items before the first segment or past the last one are not written by scans.
 //
 // Forward progress: Vulkan promises none between work-groups, so the look-back never waits without
 // bound: a tile whose status stays unposted for spin_limit polls is scanned by the waiting
@@ -24,7 +27,12 @@
 //
 // Bindings: 0 values, 1 output, 2 the scratch (vkc/contract.h's VKC_SEGMENTED_*), 3 an
 // IndirectCount's buffer, 4 the head flags (a uint an item) or the keys, 5 the unique keys (the first
-// key of each segment), 6 the number of segments.
+// key of each segment; non-trivial runs: their first indices), 6 the number of segments.
+//
+// Non-trivial runs ride on the same pairs: an item is a head where it is a run's second item (so the
+// heads count the non-trivial runs begun so far), and that item's value is the run's first index
+// (every other value 0), so at the run's last item the pair holds the run's number + 1 and its first
+// index, and the length is the distance to it.
 #include "vkc/contract.h"
 
 layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
@@ -36,7 +44,7 @@ const bool by_offsets = (segmented_shape & 15u) == 2u;
 const uint key_words = ((segmented_shape >> VKC_SEGMENTED_KEY_WORDS_SHIFT) & 15u) == 2u ? 2u : 1u;
 const uint key_order = (segmented_shape >> VKC_SEGMENTED_KEY_ORDER_SHIFT) & 15u;
 const uint output_kind = (segmented_shape >> VKC_SEGMENTED_OUTPUT_SHIFT) & 15u;
-const uint OUT_INCLUSIVE = 0u, OUT_EXCLUSIVE = 1u, OUT_REDUCE = 2u, OUT_RUN_LENGTHS = 3u;
+const uint OUT_INCLUSIVE = 0u, OUT_EXCLUSIVE = 1u, OUT_REDUCE = 2u, OUT_RUN_LENGTHS = 3u, OUT_NON_TRIVIAL = 4u;
 const uint ORDER_FLOAT = 2u;
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 // Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
@@ -78,6 +86,7 @@ uint item_count() {
 
 ITEM_TYPE load_value(uint index) {
     if (output_kind == OUT_RUN_LENGTHS) return ITEM_TYPE(1);
+    if (output_kind == OUT_NON_TRIVIAL) return ITEM_TYPE(0);
     uvec2 bits = uvec2(values_in[index * VALUE_WORDS], VALUE_WORDS == 2u ? values_in[index * VALUE_WORDS + 1u] : 0u);
     return vkc_segment_from_bits(bits, ITEM_TYPE(0));
 }
@@ -177,6 +186,7 @@ void load_tile(uint tile, uint count, bool staged, out VKC_SEGMENT items[VKC_ITE
                out int segment[VKC_ITEMS]) {
     const uint first = tile * TILE + gl_LocalInvocationIndex * VKC_ITEMS;
     if (by_offsets) offset_segments(first, count, staged, segment);
+    bool run_head_before = false; // non-trivial runs: whether item i - 1 starts a run
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
         uint at = first + i;
         keys[i] = uvec2(0u);
@@ -194,6 +204,13 @@ void load_tile(uint tile, uint count, bool staged, out VKC_SEGMENT items[VKC_ITE
             if (by_keys) {
                 keys[i] = load_key(at);
                 head = i == 0u ? head_at(at, keys[i]) : !equal_keys(keys[i], keys[i - 1u]);
+                if (output_kind == OUT_NON_TRIVIAL) { // a head at a run's second item, valued its first index
+                    const bool previous_head = i == 0u ? at == 1u || head_at(at - 1u, load_key(at - 1u)) : run_head_before;
+                    const bool second = !head && previous_head;
+                    run_head_before = head;
+                    items[i] = vkc_segment(second, ITEM_TYPE(second ? at - 1u : 0u));
+                    continue;
+                }
             } else {
                 head = head_at(at, uvec2(0u));
             }
@@ -252,6 +269,8 @@ VKC_SEGMENT tile_aggregate(uint tile) {
 #include "vkc/look_back.glsl"
 
 shared uint tile_index;
+// Scans by offsets write only the items of a segment; other segments' kinds have every item in one.
+bool in_segment(int k) { return !by_offsets || (k >= 0 && k < int(params.segment_count)); }
 const uint LOOK_BACK_WINDOW = 32u;
 
 void write_segments(uint segments) {
@@ -279,7 +298,7 @@ void main() {
     int segment[VKC_ITEMS];
     const bool staged = by_offsets && stage_offsets(tile * TILE, tile == tiles - 1u);
     load_tile(tile, count, staged, items, keys, segment);
-    if (by_offsets) { // the empty segments that start in this tile
+    if (by_offsets && output_kind == OUT_REDUCE) { // the empty segments that start in this tile
         for (uint s = empty_begin + t; s < empty_end; s += SIZE) {
             if (offset_at(int(s), staged) == offset_at(int(s) + 1, staged)) store_value(s, VKC_SEGMENT_OP_IDENTITY);
         }
@@ -299,7 +318,7 @@ void main() {
         VKC_SEGMENT running = seed;
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             uint at = first + i;
-            if (at < count) store_value(at, vkc_segment_exclusive(heads[i], running));
+            if (at < count && in_segment(segment[i])) store_value(at, vkc_segment_exclusive(heads[i], running));
             running = vkc_segment_combine(running, items[i]);
         }
         return;
@@ -308,7 +327,24 @@ void main() {
     if (output_kind == OUT_INCLUSIVE) {
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             uint at = first + i;
-            if (at < count) store_value(at, vkc_segment_value(items[i]));
+            if (at < count && in_segment(segment[i])) store_value(at, vkc_segment_value(items[i]));
+        }
+        return;
+    }
+    if (output_kind == OUT_NON_TRIVIAL) {
+        // A run's last item, where the run has two items or more, writes its first index and length.
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            const uint at = first + i;
+            if (at >= count) continue;
+            const bool last = at + 1u == count;
+            const bool run_head = i == 0u ? head_at(at, keys[0]) : !equal_keys(keys[i], keys[i - 1u]);
+            const bool tail = last || (i + 1u < VKC_ITEMS ? !equal_keys(keys[i + 1u], keys[i]) : head_at(at + 1u, load_key(at + 1u)));
+            if (tail && !run_head) {
+                const uint run = items[i].x - 1u, run_first = uint(vkc_segment_value(items[i]));
+                unique_keys_out[run] = run_first;
+                store_value(run, ITEM_TYPE(at + 1u - run_first));
+            }
+            if (last) write_segments(items[i].x);
         }
         return;
     }

@@ -18,10 +18,29 @@ bool is_segmented_item(Type item);
 void check_segmented_arguments(Type value, Op op, uint64_t count, const SegmentedOptions& o, const char* what);
 // Scratch bytes a segmented plan of count items needs.
 uint64_t segmented_scratch_bytes_of(uint64_t count);
-// Whether the output holds a value a segment (reduce, run lengths) rather than one an item.
+// Whether the output holds a value a segment (reduce, run lengths, non-trivial runs) rather than one an item.
 inline bool reduces(const SegmentedOptions& o) {
-    return o.output == SegmentedOutput::reduce || o.output == SegmentedOutput::run_lengths;
+    return o.output == SegmentedOutput::reduce || o.output == SegmentedOutput::run_lengths ||
+           o.output == SegmentedOutput::non_trivial_runs;
 }
+// Whether the plan reads values (run lengths and non-trivial runs count items instead).
+inline bool has_values(const SegmentedOptions& o) {
+    return o.output != SegmentedOutput::run_lengths && o.output != SegmentedOutput::non_trivial_runs;
+}
+// Whether it writes the unique keys range: the keys of reduce by key and run lengths, the first
+// indices of non-trivial runs.
+inline bool writes_unique_keys(const SegmentedOptions& o) { return o.by == Segments::keys && reduces(o); }
+// Whether it writes the number of segments (by offsets the caller knows it).
+inline bool writes_segment_count(const SegmentedOptions& o) { return reduces(o) && o.by != Segments::offsets; }
+
+// The bytes of each range a segmented plan of `count` items reads or writes.
+struct SegmentedBytes {
+    uint64_t values; // count values
+    uint64_t heads;  // the head flags, keys or offsets
+    uint64_t output; // the scans, the totals or the lengths
+    uint64_t unique_keys;
+};
+SegmentedBytes segmented_bytes(Type value, uint64_t count, const SegmentedOptions& o);
 
 // Push constants of shaders/kernels/segmented.comp (its Params block), padded to 32 bytes like every module's.
 struct SegmentedParams {

@@ -55,11 +55,11 @@ bool is_segmented_item(Type item) {
 
 const char* segmented_call_name(const SegmentedOptions& o) {
     const bool keys = o.by == Segments::keys;
-    if (o.by == Segments::offsets) return "segmented reduce";
     switch (o.output) {
     case SegmentedOutput::scan_inclusive:
     case SegmentedOutput::scan_exclusive: return keys ? "scan by key" : "segmented scan";
     case SegmentedOutput::reduce: return keys ? "reduce by key" : "segmented reduce";
+    case SegmentedOutput::non_trivial_runs: return "non-trivial runs";
     default: return "run-length encode";
     }
 }
@@ -69,19 +69,16 @@ void check_segmented_arguments(Type value, Op op, uint64_t count, const Segmente
     if (uint32_t(o.by) > uint32_t(Segments::offsets)) {
         throw Error(w + ": SegmentedOptions::by " + std::to_string(uint32_t(o.by)) + " is not a Segments");
     }
-    if (uint32_t(o.output) > uint32_t(SegmentedOutput::run_lengths)) {
+    if (uint32_t(o.output) > uint32_t(SegmentedOutput::non_trivial_runs)) {
         throw Error(w + ": SegmentedOptions::output " + std::to_string(uint32_t(o.output)) +
                     " is not a SegmentedOutput");
-    }
-    if (o.by == Segments::offsets && o.output != SegmentedOutput::reduce) {
-        throw Error(w + ": segments by offsets are reduced only; SegmentedOptions::output is not reduce");
     }
     if (o.by == Segments::offsets && o.segment_count > segmented_max_count) {
         throw Error(w + ": segment_count " + std::to_string(o.segment_count) + " is past " +
                     std::to_string(segmented_max_count));
     }
-    if (o.output == SegmentedOutput::run_lengths) {
-        if (o.by != Segments::keys) throw Error(w + ": run lengths are of runs of keys; SegmentedOptions::by is not keys");
+    if (!has_values(o)) {
+        if (o.by != Segments::keys) throw Error(w + ": runs are runs of keys; SegmentedOptions::by is not keys");
         if (value != Type::u32 || op != Op::add) {
             throw Error(w + ": run lengths are counted as uint add; the plan's value type is " +
                         std::string(name(value)) + " and its op " + std::string(name(op)));
@@ -110,6 +107,18 @@ uint64_t segmented_scratch_bytes_of(uint64_t count) {
                                          uint64_t(VKC_SEGMENTED_STATUS_SLOT)) * sizeof(uint32_t);
 }
 
+SegmentedBytes segmented_bytes(Type value, uint64_t count, const SegmentedOptions& o) {
+    const bool keys = o.by == Segments::keys, by_offsets = o.by == Segments::offsets;
+    const uint64_t runs_bytes = (count + 1) / 2 * 4; // non-trivial runs: at most one in two items
+    SegmentedBytes b;
+    b.values = count * size_of(value);
+    b.heads = by_offsets ? (uint64_t(o.segment_count) + 1) * 4 : count * (keys ? size_of(o.key) : 4);
+    const bool non_trivial = o.output == SegmentedOutput::non_trivial_runs;
+    b.output = by_offsets && reduces(o) ? uint64_t(o.segment_count) * size_of(value) : non_trivial ? runs_bytes : b.values;
+    b.unique_keys = non_trivial ? runs_bytes : b.heads;
+    return b;
+}
+
 uint64_t DeviceState::segmented_scratch_bytes(Type value, uint64_t count, const SegmentedOptions& o) const {
     check_segmented_arguments(value, Op::add, count, o, "segmented_scratch_bytes"); // what the size depends on
     return segmented_scratch_bytes_of(count);
@@ -129,13 +138,13 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
     const bool keys = o.by == Segments::keys;
     const bool by_offsets = o.by == Segments::offsets;
     const bool reducing = reduces(o);
-    const bool has_values = o.output != SegmentedOutput::run_lengths;
-    const bool writes_count = reducing && !by_offsets; // the number of segments
-    const uint64_t value_bytes = count * size_of(value);
-    const uint64_t head_bytes = by_offsets ? (uint64_t(o.segment_count) + 1) * 4 : count * (keys ? size_of(o.key) : 4);
-    const uint64_t output_bytes = by_offsets ? uint64_t(o.segment_count) * size_of(value) : value_bytes;
-    // By offsets, empty segments are written even for no items.
-    const bool dispatches = by_offsets ? o.segment_count > 0 : count > 0;
+    const bool reads_values = has_values(o);
+    const bool writes_count = writes_segment_count(o);
+    const bool writes_unique = writes_unique_keys(o);
+    const SegmentedBytes bytes = segmented_bytes(value, count, o);
+    const uint64_t value_bytes = bytes.values, head_bytes = bytes.heads, output_bytes = bytes.output;
+    // A reduce by offsets writes empty segments even for no items.
+    const bool dispatches = by_offsets && reducing ? o.segment_count > 0 : count > 0;
     const uint64_t scratch_need = segmented_scratch_bytes_of(count);
     const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     const bool in_place = !reducing && count > 0 && r.output.buffer == r.values.buffer && r.output.offset == r.values.offset;
@@ -144,10 +153,13 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
     if (writes_count) roles.push_back({&r.segments, 4, 4, "segments"});
     const BufferRange& heads = by_offsets ? r.offsets : r.heads;
     if (dispatches) {
-        if (has_values && count > 0) roles.push_back({&r.values, value_bytes, align, "values", in_place});
+        if (reads_values && count > 0) roles.push_back({&r.values, value_bytes, align, "values", in_place});
         roles.push_back({&heads, head_bytes, align, by_offsets ? "offsets" : keys ? "keys" : "head flags", false});
-        if (!in_place) roles.push_back({&r.output, output_bytes, align, "output"});
-        if (reducing && keys) roles.push_back({&r.unique_keys, head_bytes, align, "unique keys"});
+        if (!in_place) roles.push_back({&r.output, output_bytes, align, o.output == SegmentedOutput::non_trivial_runs ? "output (lengths)" : "output"});
+        if (writes_unique) {
+            roles.push_back({&r.unique_keys, bytes.unique_keys, align,
+                             o.output == SegmentedOutput::non_trivial_runs ? "unique keys (offsets)" : "unique keys"});
+        }
         roles.push_back({&r.scratch, scratch_need, align, "scratch"});
     }
     check_roles(roles, dev.max_storage_buffer_range, what);
@@ -187,15 +199,15 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
     const WordBinding segments = writes_count ? word_binding(r.segments, 4, min_align)
                                               : WordBinding{{heads.buffer, heads.offset, head_bytes}, 0};
     // No items by offsets: the values' binding sees the offsets (never read through it).
-    const bool values_bound = has_values && count > 0;
+    const bool values_bound = reads_values && count > 0;
     const BufferRange& values = values_bound ? r.values : heads;
-    const BufferRange& unique = reducing && keys ? r.unique_keys : heads;
+    const BufferRange& unique = writes_unique ? r.unique_keys : heads;
     VkDescriptorBufferInfo infos[segmented_bindings] = {{values.buffer, values.offset, values_bound ? value_bytes : head_bytes},
                                                         {r.output.buffer, r.output.offset, output_bytes},
                                                         {r.scratch.buffer, r.scratch.offset, scratch_need},
                                                         count_info,
                                                         {heads.buffer, heads.offset, head_bytes},
-                                                        {unique.buffer, unique.offset, head_bytes},
+                                                        {unique.buffer, unique.offset, writes_unique ? bytes.unique_keys : head_bytes},
                                                         segments.info};
     write_storage_buffers(vk, device, st.set, infos, segmented_bindings);
 

@@ -115,17 +115,93 @@ void check(detail::Runner& r, const SegmentedCase& c, const std::vector<uint32_t
     r.validation_clean();
 }
 
-// Segments by offsets: each segment's total, the identity for an empty one.
+// Non-trivial runs: the first index and length of each run of two keys or more, in order.
+void check_non_trivial(detail::Runner& r, const SegmentedCase& c, const std::vector<uint64_t>& key_bits) {
+    const std::vector<bool> heads = heads_of(c, {}, key_bits);
+    const uint32_t key_bytes = uint32_t(size_of(c.options.key));
+    std::vector<uint8_t> key_data(c.count * key_bytes);
+    for (uint64_t i = 0; i < c.count; ++i) std::memcpy(&key_data[i * key_bytes], &key_bits[i], key_bytes);
+    const uint64_t room = (c.count + 1) / 2;
+    std::vector<uint32_t> offsets(room), lengths(room);
+    const uint64_t n = r.ctx.segmented_host(nullptr, key_data.data(), lengths.data(), offsets.data(), c.count,
+                                            Type::u32, Op::add, c.options);
+    std::vector<uint32_t> want_offsets, want_lengths;
+    for (uint64_t i = 0; i < c.count;) {
+        uint64_t end = i + 1;
+        while (end < c.count && !heads[end]) ++end;
+        if (end - i > 1) want_offsets.push_back(uint32_t(i)), want_lengths.push_back(uint32_t(end - i));
+        i = end;
+    }
+    if (n != want_offsets.size()) {
+        r.fail("runs " + std::to_string(n) + " (want " + std::to_string(want_offsets.size()) + ")");
+        return;
+    }
+    for (uint64_t k = 0; k < n; ++k) {
+        if (offsets[k] != want_offsets[k] || lengths[k] != want_lengths[k]) {
+            r.fail("run " + std::to_string(k) + ": offset " + std::to_string(offsets[k]) + " length " +
+                   std::to_string(lengths[k]) + " (want " + std::to_string(want_offsets[k]) + ", " +
+                   std::to_string(want_lengths[k]) + ")");
+            return;
+        }
+    }
+    r.validation_clean();
+}
+
+// Scans by offsets: each segment's items scanned, float sums within the summation bound of the items
+// summed, the items outside every segment as they were.
+template <class T>
+void check_offset_scans(detail::Runner& r, const SegmentedCase& c, const std::vector<uint32_t>& offsets,
+                        const std::vector<T>& values, const std::vector<T>& got) {
+    const bool inclusive = c.options.output == SegmentedOutput::scan_inclusive;
+    const bool float_sum = detail::is_float_v<T> && c.op == Op::add;
+    std::vector<T> want(values);
+    std::vector<long double> want_sum(c.count), want_abs(c.count);
+    std::vector<uint64_t> want_k(c.count);
+    std::vector<bool> inside(c.count, false);
+    for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+        T running = detail::identity<T>(c.op);
+        long double sum = 0, abs_sum = 0;
+        uint64_t k = 0;
+        for (uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+            const T v = detail::prepare(c.op, values[i]);
+            if (inclusive) running = detail::combine(c.op, running, v), sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v)), ++k;
+            want[i] = running, want_sum[i] = sum, want_abs[i] = abs_sum, want_k[i] = k, inside[i] = true;
+            if (!inclusive) running = detail::combine(c.op, running, v), sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v)), ++k;
+        }
+    }
+    for (uint64_t i = 0; i < c.count; ++i) {
+        std::string error;
+        if (inside[i] && float_sum && want_k[i] > 0) {
+            error = detail::float_sum_error(got[i], want_sum[i], want_k[i], want_abs[i]);
+        } else if (detail::bits_of(got[i]) != detail::bits_of(want[i])) {
+            error = (inside[i] ? "expected " : "outside every segment, expected its value ") + detail::show(want[i]) +
+                    ", got " + detail::show(got[i]);
+        }
+        if (!error.empty()) {
+            r.fail("item " + std::to_string(i) + ": " + error);
+            return;
+        }
+    }
+    r.validation_clean();
+}
+
+// Segments by offsets: each segment's total, the identity for an empty one, or the scans.
 template <class T>
 void check_offsets(detail::Runner& r, const SegmentedCase& c, const std::vector<T>& values) {
     const std::vector<uint32_t> offsets = segment_offsets(c.pattern, c.count, c.seed);
     SegmentedOptions o = c.options;
     o.segment_count = uint32_t(offsets.size() - 1);
-    std::vector<T> got(o.segment_count);
+    const bool scans = o.output != SegmentedOutput::reduce;
+    std::vector<T> got(scans ? c.count : o.segment_count);
     const uint64_t n = r.ctx.segmented_host(values.data(), offsets.data(), got.data(), nullptr, c.count, c.value,
                                             c.op, o);
-    if (n != o.segment_count) {
-        r.fail("segments " + std::to_string(n) + " (want " + std::to_string(o.segment_count) + ")");
+    const uint64_t want_n = scans ? c.count : o.segment_count;
+    if (n != want_n) {
+        r.fail(std::string(scans ? "items " : "segments ") + std::to_string(n) + " (want " + std::to_string(want_n) + ")");
+        return;
+    }
+    if (scans) {
+        check_offset_scans(r, c, offsets, values, got);
         return;
     }
     for (uint32_t s = 0; s < o.segment_count; ++s) {
@@ -274,7 +350,8 @@ Outcome run_segmented_case(Context& ctx, const SegmentedCase& c) {
             using T = decltype(host);
             if constexpr (std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float> ||
                           std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
-                if (c.options.by == Segments::offsets) check_offsets<T>(r, c, segment_values<T>(c));
+                if (c.options.output == SegmentedOutput::non_trivial_runs) check_non_trivial(r, c, keys);
+                else if (c.options.by == Segments::offsets) check_offsets<T>(r, c, segment_values<T>(c));
                 else check<T>(r, c, flags, keys, segment_values<T>(c));
             } else {
                 r.fail(std::string("values of type ") + std::string(vkc::name(c.value)) + " are not segmented");

@@ -343,7 +343,8 @@ static void check_histogram(const Engine* e, VkcDevice gpu) {
 }
 
 /* A reduce by key of float values over uint keys (runs of 1 to 7 equal keys) with the count read on
- * the device; a run-length plan of float values is refused first. */
+ * the device, then the non-trivial runs of the same keys; a run-length plan of float values is
+ * refused first. */
 static void check_segmented(const Engine* e, VkcDevice gpu) {
     enum { ITEMS = 30011, LIVE = 25000 };
     const VkDeviceSize keys_at = 128 << 10, out_at = 256 << 10, unique_at = 384 << 10, words_at = 512 << 10;
@@ -352,7 +353,7 @@ static void check_segmented(const Engine* e, VkcDevice gpu) {
     HostBuffer data, scratch;
     VkcPlan plan = NULL, rejected = NULL;
     float *values, *totals, sum = 0;
-    uint32_t *keys, *unique, segments = 0, i;
+    uint32_t *keys, *unique, *lengths, segments = 0, runs = 0, begin = 0, i;
     memset(&info, 0, sizeof info);
     info.valueType = VKC_TYPE_F32;
     info.op = VKC_OP_ADD;
@@ -403,6 +404,24 @@ static void check_segmented(const Engine* e, VkcDevice gpu) {
     }
     expect(totals[segments] == sum && unique[segments] == keys[LIVE - 1], "the last segment's total or key");
     expect(*(uint32_t*)(data.bytes + words_at + 4) == segments + 1, "the number of segments");
+    vkcDestroyPlan(plan);
+
+    info.valueType = VKC_TYPE_U32;
+    info.outputKind = VKC_SEGMENTED_NON_TRIVIAL_RUNS;
+    info.output.size = info.uniqueKeys.size = (ITEMS + 1) / 2 * 4;
+    expect(vkcCreateSegmentedPlan(gpu, &info, &plan) == VKC_SUCCESS, "vkcCreateSegmentedPlan (non-trivial runs)");
+    run_plans(e, &plan, 1);
+    lengths = (uint32_t*)(data.bytes + out_at);
+    for (i = 1; i <= LIVE; ++i) {
+        if (i == LIVE || keys[i] != keys[i - 1]) {
+            if (i - begin > 1) {
+                expect(unique[runs] == begin && lengths[runs] == i - begin, "a non-trivial run's offset or length");
+                ++runs;
+            }
+            begin = i;
+        }
+    }
+    expect(*(uint32_t*)(data.bytes + words_at + 4) == runs, "the number of non-trivial runs");
     vkcDestroyPlan(plan);
     free_buffer(e, &data);
     free_buffer(e, &scratch);
