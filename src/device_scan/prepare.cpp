@@ -77,8 +77,12 @@ void DeviceState::prepare_scans(std::span<const ScanPreparation> preparations, u
             } catch (const Error& e) {
                 std::lock_guard lock(error_mutex);
                 if (!failed.exchange(true)) {
-                    first_error = std::make_exception_ptr(
-                        Error("prepare_scans: preparation " + std::to_string(jobs[j].preparation) + ": " + e.what()));
+                    // Named after the preparation, and still an UnsupportedError where it was one.
+                    const std::string message =
+                        "prepare_scans: preparation " + std::to_string(jobs[j].preparation) + ": " + e.what();
+                    first_error = dynamic_cast<const UnsupportedError*>(&e)
+                                      ? std::make_exception_ptr(UnsupportedError(message))
+                                      : std::make_exception_ptr(Error(message));
                 }
             } catch (...) {
                 std::lock_guard lock(error_mutex);
