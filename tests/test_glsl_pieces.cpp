@@ -169,7 +169,8 @@ TEST_CASE("GLSL pieces: vkc/look_back.glsl chains a single-pass scan in a kernel
     // tests/shaders/look_back_test.comp: an inclusive scan of uint items, a tile of size x 4 items a
     // chunk. Windows of 1 (poll one predecessor at a time) to the work-group; spin limits that
     // wait for posts, and 0 (the fallback whenever a predecessor is silent); the fallback forced for
-    // every chunk; in place. With LP_NUM_THREADS=1 (lavapipe.single_thread) no chunk ever sees its
+    // every chunk; in place; the aggregate posted first, then the look-back (flag 4, the two-step
+    // form), alone, forced and in place. With LP_NUM_THREADS=1 (lavapipe.single_thread) no chunk ever sees its
     // predecessor run: the fallback is what ends each look-back.
     Context& ctx = context();
     const DeviceInfo& info = ctx.info();
@@ -177,7 +178,8 @@ TEST_CASE("GLSL pieces: vkc/look_back.glsl chains a single-pass scan in a kernel
     struct Setting {
         uint32_t window, spin_limit, flags;
     };
-    const std::vector<Setting> settings = {{32, 1000, 0}, {1, 1000, 0}, {64, 0, 0}, {8, 4, 1}, {32, 16, 2}, {3, 0, 3}};
+    const std::vector<Setting> settings = {{32, 1000, 0}, {1, 1000, 0}, {64, 0, 0}, {8, 4, 1}, {32, 16, 2}, {3, 0, 3},
+                                         {32, 1000, 4}, {8, 4, 5}, {32, 16, 6}};
     for (bool subgroup_build : {false, true}) {
         if (subgroup_build && !subgroups) {
             MESSAGE("the subgroup build of look_back_test is not run: the device has no subgroup arithmetic");

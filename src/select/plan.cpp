@@ -101,7 +101,9 @@ void check_select_arguments(Type item, uint64_t count, const SelectOptions& o, c
 }
 
 uint64_t select_scratch_bytes_of(uint64_t count) {
-    return (VKC_SELECT_STATUSES + std::max<uint64_t>(1, ceil_div(count, select_tile_items))) * sizeof(uint32_t);
+    return (VKC_SELECT_STATUSES +
+            std::max<uint64_t>(1, ceil_div(count, select_tile_items)) * uint64_t(VKC_SELECT_STATUS_SLOT)) *
+           sizeof(uint32_t);
 }
 
 uint64_t DeviceState::select_scratch_bytes(Type item, uint64_t count, const SelectOptions& o) const {

@@ -24,7 +24,8 @@ layout(push_constant, std430) uniform Params {
     uint count;
     uint window;
     uint spin_limit;
-    uint flags; // 1: force the fallback; 2: in place (bindings 0 and 1 are the same memory)
+    uint flags; // 1: force the fallback; 2: in place (bindings 0 and 1 are the same memory); 4: post
+                // the aggregate from a reduce before the scan, then look back (the two-step form)
 } params;
 
 #define VKC_TYPE uint
@@ -82,12 +83,17 @@ void main() {
     uint chunk = ticket;
     uint items[VKC_ITEMS];
     load(chunk, items);
+    const bool two_steps = (params.flags & 4u) != 0u;
+    if (two_steps) {
+        VKC_NAME(vkc_look_back_post_aggregate_, TEST_OP, uint)(chunk, chunks(), VKC_PASTE(vkc_block_reduce_, TEST_OP)(items));
+    }
     uint aggregate;
     VKC_PASTE(vkc_block_scan_inclusive_, TEST_OP)(items, aggregate);
     VkcLookBackConfig config = VkcLookBackConfig(params.window, params.spin_limit, (params.flags & 1u) != 0u,
                                                  (params.flags & 2u) != 0u);
     bool seeded;
-    uint prefix = VKC_NAME(vkc_look_back_prefix_, TEST_OP, uint)(chunk, chunks(), aggregate, config, seeded);
+    uint prefix = two_steps ? VKC_NAME(vkc_look_back_prefix_after_aggregate_, TEST_OP, uint)(chunk, chunks(), aggregate, config, seeded)
+                            : VKC_NAME(vkc_look_back_prefix_, TEST_OP, uint)(chunk, chunks(), aggregate, config, seeded);
     uint first = chunk * tile_items() + gl_LocalInvocationIndex * ITEMS;
     [[unroll]] for (uint i = 0u; i < ITEMS; ++i) {
         if (first + i < params.count) {

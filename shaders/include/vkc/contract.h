@@ -128,10 +128,12 @@
 #define VKC_SELECT_KEPT_WORD_SHIFT 11u
 #define VKC_SELECT_COMMAND_WORD_SHIFT 17u
 #define VKC_SELECT_FLAG_ZERO_SHIFT 23u
-// Scratch words: the ticket, then from VKC_SELECT_STATUSES a status word a tile: flag << 30 | the
-// items kept (30 bits).
+// Scratch words: the ticket, then from VKC_SELECT_STATUSES a slot of VKC_SELECT_STATUS_SLOT words a
+// tile (32 bytes, a sector of NVIDIA's L2, so that tiles in flight post apart from the tiles polling
+// their neighbours), its first word flag << 30 | the items kept (30 bits).
 #define VKC_SELECT_TICKET 0u
 #define VKC_SELECT_STATUSES 16u
+#define VKC_SELECT_STATUS_SLOT 8u
 #define VKC_SELECT_MAX_COUNT 1073741823u // items one select takes: 2^30 - 1, the status word's count
 
 // ---- histogram.comp: device-wide histograms (src/histogram/) ----

@@ -1,7 +1,7 @@
 // vkcollectives: device-wide select, unique and partition of 32- and 64-bit items (vkc::SelectPlan,
 // Context::select), in one dispatch. Each work-group takes a tile of 4096 items by ticket, decides
-// which it keeps (a flag, a predicate, or a run head), places its kept items among themselves
-// (vkc/block_select.glsl), finds the items kept before the tile by a decoupled look-back
+// which it keeps (a flag, a predicate, or a run head), posts how many, places its kept items among
+// themselves (vkc/block_select.glsl), finds the items kept before the tile by a decoupled look-back
 // (vkc/look_back.glsl) and stores them there, in input order. Partition stores the others from the
 // end of the output backwards (CUB's DevicePartition). The last tile writes the number kept, and
 // the indirect command built from it.
@@ -144,8 +144,8 @@ bool keeps(uint index, uvec2 x) {
 #endif
 }
 
-// ---- the look-back over tiles' kept counts: a status word a tile ----
-uint status_at(uint tile) { return VKC_SELECT_STATUSES + tile; }
+// ---- the look-back over tiles' kept counts: a status slot a tile ----
+uint status_at(uint tile) { return VKC_SELECT_STATUSES + tile * VKC_SELECT_STATUS_SLOT; }
 void post_status(uint tile, uint flag, uint value) {
     atomicStore(state[status_at(tile)], (flag << 30u) | value, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                 gl_SemanticsRelaxed);
@@ -215,13 +215,19 @@ void main() {
         uint at = first + i * SIZE + t;
         keep[i] = at < count && keeps(at, items[i]);
     }
+    // The count is posted before the places are worked out: successors' look-backs, which mostly wait
+    // for their predecessors' counts, get it sooner.
+    uint mine = 0u;
+    [[unroll]] for (uint i = 0u; i < VKC_SELECT_ITEMS; ++i) mine += keep[i] ? 1u : 0u;
+    const uint kept = vkc_workgroup_reduce_add(mine);
+    vkc_look_back_post_aggregate_add_uint(tile, tiles, kept);
     uint places[VKC_SELECT_ITEMS];
-    const uint kept = vkc_block_select_places(keep, places);
+    vkc_block_select_places(keep, places);
     const VkcLookBackConfig config =
         VkcLookBackConfig(LOOK_BACK_WINDOW, params.limits & 0xffffu, has_flag(VKC_SELECT_FLAG_FORCE_FALLBACK),
                           has_flag(VKC_SELECT_FLAG_IN_PLACE));
     bool seeded;
-    const uint before = vkc_look_back_prefix_add_uint(tile, tiles, kept, config, seeded); // 0 for tile 0
+    const uint before = vkc_look_back_prefix_after_aggregate_add_uint(tile, tiles, kept, config, seeded); // 0 for tile 0
     const uint rejected_before = first - before;
     [[unroll]] for (uint i = 0u; i < VKC_SELECT_ITEMS; ++i) {
         uint at = first + i * SIZE + t;

@@ -44,6 +44,11 @@
 //   // last chunk posts none); returns the chunk's exclusive prefix, `seeded` false for chunk 0
 //   // without a carry in (then the prefix is the identity and means nothing).
 //   uint vkc_look_back_prefix_add_uint(uint chunk, uint chunks, uint aggregate, VkcLookBackConfig c, out bool seeded);
+//   // The same in two steps, for a chunk that knows its aggregate before the rest of its work (a
+//   // count before the places, a reduce before the scan): posting it first lets successors' look-backs
+//   // fold it sooner. Call post_aggregate as soon as the aggregate is known, then prefix_after_aggregate.
+//   void vkc_look_back_post_aggregate_add_uint(uint chunk, uint chunks, uint aggregate);
+//   uint vkc_look_back_prefix_after_aggregate_add_uint(uint chunk, uint chunks, uint aggregate, VkcLookBackConfig c, out bool seeded);
 //
 // All are called by the whole work-group in uniform control flow, and return the same in every
 // invocation. `window`: predecessors a round reads (1 .. VKC_WORKGROUP_SIZE); `spin_limit`: polls of
@@ -288,12 +293,15 @@ VKC_TYPE VKC_LB_FN(uint chunk, VKC_LB_START start, VkcLookBackConfig c) {
 // CUB's TilePrefixCallbackOp for a chunk of `chunks`: chunk 0 posts its inclusive prefix at once;
 // the others post their aggregate, look back and post their inclusive prefix; the last posts
 // nothing (no successor reads it).
-VKC_TYPE VKC_LB(prefix_)(uint chunk, uint chunks, VKC_TYPE aggregate, VkcLookBackConfig c, out bool seeded) {
-    bool last = chunk == chunks - 1u;
-    seeded = chunk > 0u || VKC_LOOK_BACK_CARRY_IN_PRESENT;
-    if (chunk > 0u && !last && gl_LocalInvocationIndex == 0u) {
+void VKC_LB(post_aggregate_)(uint chunk, uint chunks, VKC_TYPE aggregate) {
+    if (chunk > 0u && chunk < chunks - 1u && gl_LocalInvocationIndex == 0u) {
         VKC_LOOK_BACK_POST(chunk, VKC_STATUS_AGGREGATE, aggregate);
     }
+}
+VKC_TYPE VKC_LB(prefix_after_aggregate_)(uint chunk, uint chunks, VKC_TYPE aggregate, VkcLookBackConfig c,
+                                         out bool seeded) {
+    bool last = chunk == chunks - 1u;
+    seeded = chunk > 0u || VKC_LOOK_BACK_CARRY_IN_PRESENT;
     VKC_TYPE exclusive = chunk == 0u ? VKC_LOOK_BACK_CARRY_IN : VKC_LB_FN(chunk, VKC_LB(begin_)(chunk), c);
     if (!last && gl_LocalInvocationIndex == 0u) {
         VKC_LOOK_BACK_POST(chunk, VKC_STATUS_PREFIX, seeded ? VKC_LB_COMBINE(exclusive, aggregate) : aggregate);
@@ -304,6 +312,10 @@ VKC_TYPE VKC_LB(prefix_)(uint chunk, uint chunks, VKC_TYPE aggregate, VkcLookBac
         controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
     }
     return exclusive;
+}
+VKC_TYPE VKC_LB(prefix_)(uint chunk, uint chunks, VKC_TYPE aggregate, VkcLookBackConfig c, out bool seeded) {
+    VKC_LB(post_aggregate_)(chunk, chunks, aggregate);
+    return VKC_LB(prefix_after_aggregate_)(chunk, chunks, aggregate, c, seeded);
 }
 
 #undef VKC_LB
