@@ -215,13 +215,18 @@ void load_words(bool heads, uint at, uint words_an_item, out uint words[2 * VKC_
     }
 }
 
-// Item i's pair (at = its index, below the count), by keys or head flags: a head where its key
-// differs from item i - 1's (keys[i - 1]; for i = 0 the key before it is loaded) or its flag is set;
-// for non-trivial runs a head at a run's second item, valued the run's first index.
-// `run_head_before`: whether item i - 1 starts a run (non-trivial runs; set here for item i + 1).
+// Whether an invocation's item i (at = its index, below the count) starts a run of keys: its key
+// differs from item i - 1's (keys[i - 1]; for i = 0 the key before it is loaded).
+bool starts_run(uint i, uint at, uvec2 keys[VKC_ITEMS]) {
+    return i == 0u ? head_at(at, keys[0]) : !equal_keys(keys[i], keys[i - 1u]);
+}
+// Item i's pair (at = its index, below the count), by keys or head flags: a head where its run of
+// keys starts or its flag is set; for non-trivial runs a head at a run's second item, valued the
+// run's first index. `run_head_before`: whether item i - 1 starts a run (non-trivial runs; set here
+// for item i + 1).
 VKC_SEGMENT pair_at(uint i, uint at, uvec2 keys[VKC_ITEMS], uint flag, ITEM_TYPE value, inout bool run_head_before) {
     if (!by_keys) return vkc_segment(at == 0u || flag != 0u, value);
-    const bool head = i == 0u ? head_at(at, keys[0]) : !equal_keys(keys[i], keys[i - 1u]);
+    const bool head = starts_run(i, at, keys);
     if (output_kind != OUT_NON_TRIVIAL) return vkc_segment(head, value);
     const bool previous_head = i == 0u ? at == 1u || head_at(at - 1u, load_key(at - 1u)) : run_head_before;
     const bool second = !head && previous_head;
@@ -388,7 +393,7 @@ void main() {
             const uint at = first + i;
             if (at >= count) continue;
             const bool last = at + 1u == count;
-            const bool run_head = i == 0u ? head_at(at, keys[0]) : !equal_keys(keys[i], keys[i - 1u]);
+            const bool run_head = starts_run(i, at, keys);
             const bool tail = last || (i + 1u < VKC_ITEMS ? !equal_keys(keys[i + 1u], keys[i]) : head_at(at + 1u, load_key(at + 1u)));
             if (tail && !run_head) {
                 const uint run = items[i].x - 1u, run_first = uint(vkc_segment_value(items[i]));
