@@ -424,17 +424,10 @@ void sort_tile() {
         copy_tile(keys, highs, first, valid);
         return;
     }
-    // The counts are all the look-back needs: they go out, and the tile's inclusive prefix follows as
-    // soon as the walk back ends, before the ranking, so that successors' walks stay short.
+    // The counts are all a successor's look-back needs: they go out before the ranking. The walk back
+    // comes after it (Onesweep's order), so that the predecessors have posted meanwhile and it waits less.
     const uint mine = tile_count[t];
     post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, mine);
-    uint before = look_back(tile, count);
-    if (tile != 0u) post(tile, t, STATUS_PREFIX, before + mine);
-    // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
-    // pass's counts), plus its keys in the tiles before, less its first position in this tile.
-    uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
-    uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
-    digit_offset[t] = digit_start + before - tile_start;
 
     uvec4 values[VKC_ITEMS];
     for (uint c = 0u; c < value_words; ++c) {
@@ -458,6 +451,13 @@ void sort_tile() {
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
     }
 #endif
+    uint before = look_back(tile, count);
+    if (tile != 0u) post(tile, t, STATUS_PREFIX, before + mine);
+    // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
+    // pass's counts), plus its keys in the tiles before, less its first position in this tile.
+    uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
+    uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
+    digit_offset[t] = digit_start + before - tile_start;
 
 
     to_sorted_striped(keys, ranks);
