@@ -3,6 +3,7 @@
 // buffer are not here (src/submit/context_state.hpp). Not installed.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -85,7 +86,17 @@ struct DeviceState {
     // (`what` names the errors), and the pipeline they make (made now where not yet).
     const ModuleInfo& scan_module(bool reduce, Type, Op, uint64_t count, const ScanOptions&, const char* what,
                                   ScanPolicy& policy) const;
-    VkPipeline scan_pipeline(const ModuleInfo&, const ScanPolicy&, bool indirect);
+    // What a scan's or reduce's pipeline is made of (Pipelines::pipeline's arguments): plans and
+    // prepare_scans name pipelines alike, so a preparation makes what a plan will ask for, once.
+    struct ScanPipelineKey {
+        const ModuleInfo* module = nullptr;
+        uint32_t workgroup_size = 0, items_per_invocation = 0;
+        bool staged = false;
+        uint32_t kernel = 0; // the kernel path, with VKC_DEVICE_COUNT_ON_DEVICE for an IndirectCount
+        auto operator<=>(const ScanPipelineKey&) const = default;
+    };
+    static ScanPipelineKey scan_pipeline_key(const ModuleInfo&, const ScanPolicy&, bool indirect);
+    VkPipeline scan_pipeline(const ScanPipelineKey&);
     void prepare_scans(std::span<const ScanPreparation>, uint32_t threads);
     // Device-wide sort (src/sort/): value_bytes 0 sorts keys only; indirect: the count is read on the
     // device, count is its bound.

@@ -85,12 +85,17 @@ const ModuleInfo& DeviceState::scan_module(bool reduce, Type type, Op op, uint64
     return *m;
 }
 
-VkPipeline DeviceState::scan_pipeline(const ModuleInfo& m, const ScanPolicy& policy, bool indirect) {
+DeviceState::ScanPipelineKey DeviceState::scan_pipeline_key(const ModuleInfo& m, const ScanPolicy& policy,
+                                                             bool indirect) {
     // A pipeline compiles the path its plan takes (module_spec_kernel).
-    uint32_t path = policy.kernel_path | (indirect ? VKC_DEVICE_COUNT_ON_DEVICE : 0u);
     const ScanTile& tile = policy.tile;
-    return pipelines.pipeline(m, {tile.workgroup_size}, m.path == Path::subgroup, tile.items_per_invocation,
-                              tile.staged, path);
+    return {&m, tile.workgroup_size, tile.items_per_invocation, tile.staged,
+            policy.kernel_path | (indirect ? VKC_DEVICE_COUNT_ON_DEVICE : 0u)};
+}
+
+VkPipeline DeviceState::scan_pipeline(const ScanPipelineKey& k) {
+    return pipelines.pipeline(*k.module, {k.workgroup_size}, k.module->path == Path::subgroup, k.items_per_invocation,
+                              k.staged, k.kernel);
 }
 
 ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, const BufferRange& in,
@@ -144,7 +149,7 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
     // A reduce of nothing still runs one empty chunk, which writes the identity (or the carry).
     uint64_t segments = reduce ? std::max<uint64_t>(l.segments, 1) : l.segments;
     if (segments == 0) return plan;
-    st.pipeline = scan_pipeline(*m, policy, indirect != nullptr);
+    st.pipeline = scan_pipeline(scan_pipeline_key(*m, policy, indirect != nullptr));
 
     st.sets.resize(segments);
     allocate_sets(vk, device, allocator, pipelines.set_layout, uint32_t(segments), st.pool, st.sets.data());

@@ -8,7 +8,6 @@
 #include <string>
 #include <system_error>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "device/device_state.hpp"
@@ -39,12 +38,10 @@ void DeviceState::prepare_scans(std::span<const ScanPreparation> preparations, u
     // Every argument is checked, and every pipeline named, before any is made.
     struct Job {
         size_t preparation;
-        const ModuleInfo* module;
-        ScanPolicy policy;
-        bool indirect;
+        ScanPipelineKey pipeline;
     };
     std::vector<Job> jobs;
-    std::set<std::tuple<const ModuleInfo*, uint32_t, uint32_t, bool, uint32_t, bool>> named;
+    std::set<ScanPipelineKey> named;
     for (size_t i = 0; i < preparations.size(); ++i) {
         const ScanPreparation& p = preparations[i];
         const std::string what = "prepare_scans: preparation " + std::to_string(i);
@@ -58,10 +55,8 @@ void DeviceState::prepare_scans(std::span<const ScanPreparation> preparations, u
         for (uint64_t count : counts) {
             ScanPolicy policy;
             const ModuleInfo& m = scan_module(p.reduce, p.type, p.op, count, p.options, what.c_str(), policy);
-            const ScanTile& tile = policy.tile;
-            auto key = std::make_tuple(&m, tile.workgroup_size, tile.items_per_invocation, tile.staged,
-                                       policy.kernel_path, p.indirect_count);
-            if (named.insert(key).second) jobs.push_back({i, &m, policy, p.indirect_count});
+            const ScanPipelineKey key = scan_pipeline_key(m, policy, p.indirect_count);
+            if (named.insert(key).second) jobs.push_back({i, key});
         }
     }
     if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
@@ -73,7 +68,7 @@ void DeviceState::prepare_scans(std::span<const ScanPreparation> preparations, u
     auto work = [&] {
         for (size_t j = next++; j < jobs.size() && !failed; j = next++) {
             try {
-                scan_pipeline(*jobs[j].module, jobs[j].policy, jobs[j].indirect);
+                scan_pipeline(jobs[j].pipeline);
             } catch (const Error& e) {
                 std::lock_guard lock(error_mutex);
                 if (!failed.exchange(true)) {
