@@ -86,6 +86,10 @@ function(_vkc_required_features out kernel type op path)
   if(NOT type STREQUAL "-")
     list(APPEND features ${_vkc_features_${type}})
   endif()
+  if(kernel STREQUAL "select")
+    # 8- and 16-bit items are only loaded and stored, never computed with: storage access alone
+    list(REMOVE_ITEM features shader_int8 shader_int16)
+  endif()
   if(path STREQUAL "subgroup")
     list(APPEND features subgroup_basic)
     if(kernel STREQUAL "workgroup_vote")
@@ -102,7 +106,8 @@ function(_vkc_required_features out kernel type op path)
       endif()
     elseif(kernel STREQUAL "select")
       # the tile's mask from a ballot a register, the kept counts scanned with subgroup arithmetic
-      list(APPEND features ${_vkc_subgroup_features_${type}} subgroup_ballot)
+      # (on uint, whatever the items)
+      list(APPEND features ${_vkc_subgroup_features_uint} subgroup_ballot)
     elseif(NOT type STREQUAL "-")
       # e.g. subgroup arithmetic, with exclusive scans from inclusive ones by subgroupShuffleUp
       # (VKC_SUBGROUP_SHUFFLE_RELATIVE); the custom operators scan through shuffles

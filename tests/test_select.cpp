@@ -56,6 +56,11 @@ SelectPredicate half_of(Type t) {
     case Type::u64: return SelectPredicate::less(uint64_t(1) << 63);
     case Type::i64: return SelectPredicate::greater(int64_t(-5));
     case Type::f64: return SelectPredicate::less(1.5);
+    case Type::i8: return SelectPredicate::less(int8_t(0));
+    case Type::u8: return SelectPredicate::less(uint8_t(0x80));
+    case Type::i16: return SelectPredicate::greater(int16_t(-5));
+    case Type::u16: return SelectPredicate::less(uint16_t(0x8000));
+    case Type::f16: return SelectPredicate::greater_equal(half(0.0f));
     default: return SelectPredicate::less(0x80000000u);
     }
 }
@@ -67,14 +72,15 @@ SelectPredicate half_of(Type t) {
 TEST_CASE("select: flagged, by predicate and unique, every item type, select and partition") {
     uint64_t seed = 10;
     uint64_t index = 0;
-    for (Type t : {Type::u32, Type::i32, Type::f32, Type::u64, Type::i64, Type::f64}) {
+    for (Type t : {Type::u32, Type::i32, Type::f32, Type::u64, Type::i64, Type::f64, Type::u8, Type::i8, Type::u16,
+                   Type::i16, Type::f16}) {
         for (Selection s : {Selection::flagged, Selection::predicate, Selection::unique}) {
             const bool partition = index % 2 == 1;
             if (!test::share(index++, 6)) continue;
             SelectOptions o = by(s, partition);
             o.predicate = half_of(t);
             SelectPattern p = s == Selection::unique ? SelectPattern::runs
-                              : s == Selection::predicate && (t == Type::f32 || t == Type::f64)
+                              : s == Selection::predicate && (t == Type::f16 || t == Type::f32 || t == Type::f64)
                                   ? SelectPattern::floats_special
                                   : SelectPattern::random;
             check_select(t, p, 5 * tile + 123, o, FlagPattern::random, seed++);
@@ -96,6 +102,66 @@ TEST_CASE("select: counts 0, 1, a tile and a tile +- 1, 2^k +- 1, many tiles; al
     // unique over one run, and over runs that cross tiles
     check_select(Type::u64, SelectPattern::equal, 3 * tile + 5, by(Selection::unique), FlagPattern::random, seed++);
     check_select(Type::u32, SelectPattern::runs, 17 * tile + 1, by(Selection::unique), FlagPattern::random, seed++);
+}
+
+// 8- and 16-bit items are stored a byte or two at a time: counts that end inside a 32-bit word,
+// tiles that do, and ranges that start off a word's start (but on the device's alignment) keep
+// every neighbouring byte as it was.
+TEST_CASE("select: 8- and 16-bit items at every count, and no byte past the output written") {
+    uint64_t seed = 400;
+    uint64_t index = 0;
+    for (uint64_t n : {uint64_t(1), uint64_t(3), tile - 1, tile + 1, 7 * tile + 5}) {
+        for (Type t : {Type::u8, Type::i16, Type::f16}) {
+            if (!test::share(index++, 3)) continue;
+            SelectOptions o = by(Selection::predicate, index % 2 == 0);
+            o.predicate = half_of(t);
+            check_select(t, t == Type::f16 ? SelectPattern::floats_special : SelectPattern::random, n, o,
+                         FlagPattern::random, seed++);
+        }
+    }
+    if (test::share(index++, 3)) check_select(Type::i8, SelectPattern::runs, 3 * tile + 1, by(Selection::unique), FlagPattern::random, seed++);
+    if (test::share(index++, 3)) check_select(Type::u16, SelectPattern::random, 2 * tile + 7, by(Selection::flagged, true), FlagPattern::alternating, seed++);
+
+    // A plan on a caller's buffer: the output's bytes end 1 byte into a word; the bytes after it,
+    // and the input, keep their values. Then in place (select and unique store only below a
+    // tile's end).
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t n = 2 * tile + 9;
+    const uint64_t align = std::max<uint64_t>(256, ctx.info().min_storage_buffer_offset_alignment);
+    const uint64_t at_out = (n + align - 1) / align * align, at_words = at_out + (n + 64 + align - 1) / align * align;
+    const uint64_t scratch_bytes = gpu.select_scratch_bytes(Type::u8, n);
+    Buffer buffer = ctx.create_buffer(at_words + 256 + scratch_bytes);
+    std::vector<uint64_t> items = verify::select_items(Type::u8, SelectPattern::random, n, 9);
+    std::vector<uint8_t> host(at_words, 0xa5);
+    for (uint64_t i = 0; i < n; ++i) host[i] = uint8_t(items[i]);
+    ctx.upload(buffer, host.data(), host.size());
+    for (bool in_place : {false, true}) {
+        SelectOptions o = by(Selection::predicate);
+        o.predicate = SelectPredicate::less(uint8_t(0x80));
+        o.path = test::preferred_path();
+        SelectRanges r;
+        r.input = {buffer.handle(), 0, n};
+        r.output = in_place ? r.input : BufferRange{buffer.handle(), at_out, n};
+        r.kept = {buffer.handle(), at_words, 4};
+        r.scratch = {buffer.handle(), at_words + 256, scratch_bytes};
+        ctx.upload(buffer, host.data(), host.size());
+        SelectPlan plan = gpu.plan_select(Type::u8, n, r, o);
+        ctx.run(plan);
+        std::vector<uint8_t> got(at_words);
+        ctx.download(buffer, got.data(), got.size());
+        std::vector<uint8_t> want = host;
+        uint64_t kept = 0;
+        const uint64_t to = in_place ? 0 : at_out;
+        for (uint64_t i = 0; i < n; ++i) {
+            if (items[i] < 0x80) want[to + kept++] = uint8_t(items[i]);
+        }
+        uint32_t got_kept = 0;
+        ctx.download(buffer, &got_kept, 4, at_words);
+        INFO((in_place ? "in place" : "apart"));
+        CHECK(got_kept == kept);
+        CHECK(got == want);
+    }
 }
 
 TEST_CASE("select: every predicate, with NaNs, -0 and +0 among the items and the operands") {
@@ -130,6 +196,14 @@ TEST_CASE("select: every predicate, with NaNs, -0 and +0 among the items and the
         default: run(Type::u64, SelectPredicate::make(kind, uint64_t(3), ~uint64_t(0) - 2)); break;
         }
     }
+    // Half items: the float order on 16 bits, with -0 as an operand and among the items.
+    for (Kind kind : {Kind::less, Kind::greater_equal, Kind::equal, Kind::outside, Kind::bits_any}) {
+        if (!test::share(index++, 5)) continue;
+        run(Type::f16, kind == Kind::bits_any ? SelectPredicate::make(kind, half::from_bits(0x8001))
+                                              : SelectPredicate::make(kind, half::from_bits(0x8000), half(2.0f)));
+    }
+    // Signed 8-bit order: negative operands and items.
+    if (test::share(index++, 3)) run(Type::i8, SelectPredicate::inside(int8_t(-3), int8_t(4)));
     // A NaN operand: every comparison fails but not_equal (one of the three a width).
     if (test::share(index++, 3)) run(Type::f32, SelectPredicate::less(nan));
     if (test::share(index++, 3)) run(Type::f32, SelectPredicate::not_equal(nan));
@@ -336,6 +410,11 @@ TEST_CASE("select: an engine's own predicate compiled into the kernel template")
     CHECK(message.find("the kernel's code is not SPIR-V") != std::string::npos);
     const std::string by_flags = test::error_of([&] { ctx.device().plan_select(Type::u32, 10, r, flagged); });
     CHECK(by_flags.find("SelectOptions::by is not predicate") != std::string::npos);
+    SelectOptions of_bytes = by(Selection::predicate);
+    of_bytes.predicate = SelectPredicate::less(uint8_t(3));
+    of_bytes.kernel = code;
+    const std::string small = test::error_of([&] { ctx.device().plan_select(Type::u8, 10, r, of_bytes); });
+    CHECK(small.find("an engine's own kernel selects 32- and 64-bit items; the items are uchar") != std::string::npos);
 }
 
 TEST_CASE("select: bad arguments get errors that name the problem") {
@@ -360,7 +439,7 @@ TEST_CASE("select: bad arguments get errors that name the problem") {
     r.scratch = whole(scratch);
     SelectOptions o;
     o.predicate = SelectPredicate::less(3u);
-    contains(test::error_of([&] { gpu.plan_select(Type::f16, n, r, o); }), "items of type half are not supported");
+    contains(test::error_of([&] { gpu.plan_select(Type::u32x2, n, r, o); }), "items of type uvec2 are not supported");
     SelectOptions wrong_type = o;
     wrong_type.predicate = SelectPredicate::less(3.0f);
     contains(test::error_of([&] { gpu.plan_select(Type::u32, n, r, wrong_type); }),

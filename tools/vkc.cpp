@@ -307,7 +307,7 @@ int selftest(int argc, char** argv) {
     {
         const uint64_t tile = vkc::select_tile_items;
         auto select_row = [&](vkc::Type item, vkc::Selection by, bool partition) {
-            Row row{{Collective::select, vkc::Type::u32, vkc::Op::add}, {}, {}, {}, {}};
+            Row row{{Collective::select, vkc::select_module_type(item), vkc::Op::add}, {}, {}, {}, {}};
             int k = 0;
             for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {
                 if (quick && n > 100 * tile) continue;
@@ -317,15 +317,19 @@ int selftest(int argc, char** argv) {
                 c.options.by = by;
                 c.options.partition = partition;
                 c.options.test.force_fallback = k % 3 == 1;
-                // Integers below 0 (about half the random ones); floats below 1.5, among the specials.
-                const bool is_float = item == vkc::Type::f32 || item == vkc::Type::f64;
+                // Integers below 0 (about half the random ones; unsigned: below their top bit); floats
+                // below 1.5, among the specials.
+                const bool is_float = vkc::is_float(item);
+                const uint64_t top_bit = 1ull << (8 * vkc::size_of(item) - 1);
+                const bool is_signed = item == vkc::Type::i8 || item == vkc::Type::i16 || item == vkc::Type::i32 ||
+                                       item == vkc::Type::i64;
                 c.options.predicate.kind = vkc::SelectPredicate::Kind::less;
                 c.options.predicate.type = item;
-                c.options.predicate.a = item == vkc::Type::f32   ? std::bit_cast<uint32_t>(1.5f)
+                c.options.predicate.a = item == vkc::Type::f16   ? vkc::half(1.5f).bits
+                                        : item == vkc::Type::f32 ? std::bit_cast<uint32_t>(1.5f)
                                         : item == vkc::Type::f64 ? std::bit_cast<uint64_t>(1.5)
-                                        : item == vkc::Type::u32 ? 0x80000000ull
-                                        : item == vkc::Type::u64 ? 1ull << 63
-                                                                 : 0;
+                                        : is_signed               ? 0
+                                                                 : top_bit;
                 c.pattern = by == vkc::Selection::unique ? vkc::verify::SelectPattern::runs
                             : is_float                  ? vkc::verify::SelectPattern::floats_special
                                                         : vkc::verify::SelectPattern::random;
@@ -337,12 +341,14 @@ int selftest(int argc, char** argv) {
             rows.push_back(row);
         };
         for (vkc::Type item : {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32, vkc::Type::u64, vkc::Type::i64,
-                               vkc::Type::f64}) {
+                               vkc::Type::f64, vkc::Type::u8, vkc::Type::f16}) {
             select_row(item, vkc::Selection::flagged, false);
             select_row(item, vkc::Selection::predicate, false);
             select_row(item, vkc::Selection::unique, false);
             select_row(item, vkc::Selection::predicate, true);
         }
+        // The other 8- and 16-bit types share those two modules: their order by a predicate.
+        for (vkc::Type item : {vkc::Type::i8, vkc::Type::u16, vkc::Type::i16}) select_row(item, vkc::Selection::predicate, false);
     }
 
     // Device-wide histograms: each sample type with even and range bins, at counts 0, 1, a tile +- 1,

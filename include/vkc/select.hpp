@@ -39,6 +39,7 @@
 #include <type_traits>
 
 #include "vkc/device_scan.hpp"
+#include "vkc/half.hpp"
 #include "vkc/types.hpp"
 #include "vkc/vulkan_handles.hpp"
 
@@ -90,19 +91,26 @@ struct SelectPredicate {
 private:
     template <class T>
     static constexpr Type type_of() {
-        if constexpr (std::is_same_v<T, int32_t>) return Type::i32;
+        if constexpr (std::is_same_v<T, int8_t>) return Type::i8;
+        else if constexpr (std::is_same_v<T, uint8_t>) return Type::u8;
+        else if constexpr (std::is_same_v<T, int16_t>) return Type::i16;
+        else if constexpr (std::is_same_v<T, uint16_t>) return Type::u16;
+        else if constexpr (std::is_same_v<T, half>) return Type::f16;
+        else if constexpr (std::is_same_v<T, int32_t>) return Type::i32;
         else if constexpr (std::is_same_v<T, uint32_t>) return Type::u32;
         else if constexpr (std::is_same_v<T, int64_t>) return Type::i64;
         else if constexpr (std::is_same_v<T, uint64_t>) return Type::u64;
         else if constexpr (std::is_same_v<T, float>) return Type::f32;
         else {
-            static_assert(std::is_same_v<T, double>, "select items are uint32_t, int32_t, float, uint64_t, int64_t or double");
+            static_assert(std::is_same_v<T, double>, "select items are 8- to 64-bit integers, vkc::half, float or double");
             return Type::f64;
         }
     }
     template <class T>
     static uint64_t bits_of(T v) {
-        if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(v);
+        if constexpr (sizeof(T) == 1) return std::bit_cast<uint8_t>(v);
+        else if constexpr (sizeof(T) == 2) return std::bit_cast<uint16_t>(v);
+        else if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(v);
         else return std::bit_cast<uint64_t>(v);
     }
 };
@@ -121,6 +129,13 @@ struct SelectTestHooks {
     // Every tile counts its predecessor's kept items from the input instead of trusting its post.
     bool force_fallback = false;
 };
+
+// The item type Device::select_module takes for a select of `item`s: one module moves every type
+// of a size (select_uchar 8-bit items, select_ushort 16-bit, select_uint 32- and 64-bit).
+inline Type select_module_type(Type item) {
+    const size_t bytes = size_of(item);
+    return bytes == 1 ? Type::u8 : bytes == 2 ? Type::u16 : Type::u32;
+}
 
 struct SelectOptions {
     Selection by = Selection::predicate;

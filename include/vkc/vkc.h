@@ -219,10 +219,11 @@ typedef enum VkcSelectFlagBits {
 } VkcSelectFlagBits;
 typedef uint32_t VkcSelectFlags;
 typedef struct VkcSelectPlanCreateInfo {
-    VkcType itemType; /* VKC_TYPE_U32, _I32, _F32, _U64, _I64 or _F64 */
+    VkcType itemType; /* VKC_TYPE_U8, _I8, _U16, _I16, _F16 (8- or 16-bit storage access), _U32, _I32,
+                       * _F32, _U64, _I64 or _F64 */
     VkcSelection selection;
     VkcPredicate predicate;   /* VKC_SELECTION_PREDICATE only */
-    uint64_t operandA;        /* the operands' bits, of itemType (low bytes for 32-bit types) */
+    uint64_t operandA;        /* the operands' bits, of itemType (its low bytes for 8- to 32-bit types) */
     uint64_t operandB;
     VkcSelectFlags flags;
     VkcKeptCommand command;

@@ -12,7 +12,7 @@
 
 namespace vkc {
 
-// Item types a select takes: 32- and 64-bit integers and floats.
+// Item types a select takes: 8- to 64-bit integers, and half, float and double.
 bool is_select_item(Type item);
 // Throws Error naming what is wrong: the item type, the predicate, the command, the count.
 void check_select_arguments(Type item, uint64_t count, const SelectOptions& o, const char* what);

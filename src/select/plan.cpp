@@ -20,8 +20,10 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // The item order the kernel compares by (VKC_SELECT_ORDER_SHIFT).
 uint32_t order_of(Type item) {
-    return item == Type::i32 || item == Type::i64 ? 1u : item == Type::f32 || item == Type::f64 ? 2u : 0u;
+    if (item == Type::i8 || item == Type::i16 || item == Type::i32 || item == Type::i64) return 1u;
+    return item == Type::f16 || item == Type::f32 || item == Type::f64 ? 2u : 0u;
 }
+
 } // namespace
 
 SelectPlan::SelectPlan() = default;
@@ -51,8 +53,11 @@ void SelectPlan::record(VkCommandBuffer cmd) const {
 }
 
 bool is_select_item(Type item) {
-    return item == Type::u32 || item == Type::i32 || item == Type::f32 || item == Type::u64 || item == Type::i64 ||
-           item == Type::f64;
+    switch (item) {
+    case Type::u8: case Type::i8: case Type::u16: case Type::i16: case Type::f16:
+    case Type::u32: case Type::i32: case Type::f32: case Type::u64: case Type::i64: case Type::f64: return true;
+    default: return false;
+    }
 }
 
 uint32_t select_command_bytes(KeptCommand command) {
@@ -68,7 +73,8 @@ void check_select_arguments(Type item, uint64_t count, const SelectOptions& o, c
     const std::string w(what);
     if (!is_select_item(item)) {
         throw Error(w + ": items of type " + std::string(name(item)) +
-                    " are not supported (uint, int, float, ulong, long and double items are)");
+                    " are not supported (uchar, char, ushort, short, half, uint, int, float, ulong, long and double "
+                    "items are)");
     }
     if (uint32_t(o.by) > uint32_t(Selection::unique)) {
         throw Error(w + ": SelectOptions::by " + std::to_string(uint32_t(o.by)) + " is not a Selection");
@@ -93,6 +99,9 @@ void check_select_arguments(Type item, uint64_t count, const SelectOptions& o, c
     if (o.spin_limit > 65535) throw Error(w + ": spin_limit " + std::to_string(o.spin_limit) + " is past 65535");
     if (!o.kernel.empty() && o.by != Selection::predicate) {
         throw Error(w + ": an engine's own kernel is given but SelectOptions::by is not predicate");
+    }
+    if (!o.kernel.empty() && size_of(item) < 4) {
+        throw Error(w + ": an engine's own kernel selects 32- and 64-bit items; the items are " + std::string(name(item)));
     }
     if (count > select_max_count) {
         throw Error(w + ": " + std::to_string(count) + " items are past " + std::to_string(select_max_count) +
@@ -120,7 +129,7 @@ SelectPlan DeviceState::make_select_plan(Type item, uint64_t count, const Select
     const char* what = o.partition ? "partition" : o.by == Selection::unique ? "unique" : "select";
     check_select_arguments(item, count, o, what);
     const DeviceInfo& dev = info;
-    const ModuleInfo* m = &select_module(Collective::select, Type::u32, Op::add, o.path);
+    const ModuleInfo* m = &select_module(Collective::select, select_module_type(item), Op::add, o.path);
     check_shape({VKC_SELECT_WORKGROUP_SIZE});
     if (shared_memory_bytes(*m) > dev.max_shared_memory) {
         throw UnsupportedError(std::string(what) + ": select needs " + std::to_string(shared_memory_bytes(*m)) +

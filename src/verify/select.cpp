@@ -9,10 +9,13 @@
 namespace vkc::verify {
 
 namespace {
-// The item as its host type, from its bits.
+// The item as its host type, from its bits (half as the float it is: compares as a number).
 template <class T>
-T value_of(uint64_t bits) {
-    if constexpr (sizeof(T) == 4) return std::bit_cast<T>(uint32_t(bits));
+auto value_of(uint64_t bits) {
+    if constexpr (std::is_same_v<T, half>) return float(half::from_bits(uint16_t(bits)));
+    else if constexpr (sizeof(T) == 1) return std::bit_cast<T>(uint8_t(bits));
+    else if constexpr (sizeof(T) == 2) return std::bit_cast<T>(uint16_t(bits));
+    else if constexpr (sizeof(T) == 4) return std::bit_cast<T>(uint32_t(bits));
     else return std::bit_cast<T>(bits);
 }
 
@@ -20,7 +23,7 @@ T value_of(uint64_t bits) {
 template <class T>
 bool holds(const SelectPredicate& p, uint64_t bits) {
     using Kind = SelectPredicate::Kind;
-    const T x = value_of<T>(bits), a = value_of<T>(p.a), b = value_of<T>(p.b);
+    const auto x = value_of<T>(bits), a = value_of<T>(p.a), b = value_of<T>(p.b);
     switch (p.kind) {
     case Kind::less: return x < a;
     case Kind::less_equal: return x <= a;
@@ -72,9 +75,13 @@ const char* name(FlagPattern p) {
 
 std::vector<uint64_t> select_items(Type item, SelectPattern p, uint64_t n, uint64_t seed) {
     std::mt19937_64 rng(seed);
-    const bool wide = size_of(item) == 8;
-    const uint64_t mask = wide ? ~0ull : 0xffffffffull;
+    const uint64_t bytes = size_of(item);
+    const uint64_t mask = bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
     auto special = [&](uint64_t r) -> uint64_t {
+        if (item == Type::f16) {
+            static const uint16_t s[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x3c00, 0xbc00};
+            return r % 3 ? s[r % 10] : half(float(int32_t(r >> 8) % 1000) / 7.0f).bits;
+        }
         if (item == Type::f32) {
             static const uint32_t s[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x7f800000u,
                                          0xff800000u, 0x7fc00000u, 0xffc00001u, 0x3f800000u, 0xbf800000u};
@@ -124,6 +131,11 @@ std::vector<uint64_t> select_reference(Type item, const std::vector<uint64_t>& i
                                        const SelectOptions& o, uint64_t& kept) {
     std::vector<bool> keep;
     switch (item) {
+    case Type::i8: keep = kept_items<int8_t>(items, flags, o); break;
+    case Type::u8: keep = kept_items<uint8_t>(items, flags, o); break;
+    case Type::i16: keep = kept_items<int16_t>(items, flags, o); break;
+    case Type::u16: keep = kept_items<uint16_t>(items, flags, o); break;
+    case Type::f16: keep = kept_items<half>(items, flags, o); break;
     case Type::i32: keep = kept_items<int32_t>(items, flags, o); break;
     case Type::f32: keep = kept_items<float>(items, flags, o); break;
     case Type::u64: keep = kept_items<uint64_t>(items, flags, o); break;
@@ -152,25 +164,28 @@ std::string SelectCase::label() const {
 }
 
 Outcome run_select_case(Context& ctx, const SelectCase& c) {
-    return detail::guarded(ctx, Collective::select, Type::u32, Op::add, [&](detail::Runner& r) {
-        r.outcome.module = ctx.device().select_module(Collective::select, Type::u32, Op::add, c.options.path).name;
+    const Type module = select_module_type(c.item);
+    return detail::guarded(ctx, Collective::select, module, Op::add, [&](detail::Runner& r) {
+        r.outcome.module = ctx.device().select_module(Collective::select, module, Op::add, c.options.path).name;
         const std::vector<uint64_t> items = select_items(c.item, c.pattern, c.count, c.seed);
         const std::vector<uint32_t> flags = select_flags(c.flags, c.count, c.seed);
         uint64_t want_kept = 0;
         const std::vector<uint64_t> want = select_reference(c.item, items, flags, c.options, want_kept);
-        const bool wide = size_of(c.item) == 8;
-        std::vector<uint64_t> got64(c.count);
-        std::vector<uint32_t> in32(c.count), got32(c.count);
-        for (uint64_t i = 0; i < c.count; ++i) in32[i] = uint32_t(items[i]);
+        // The items' bytes as the device holds them: each item's low bytes, little-endian.
+        const uint64_t bytes = size_of(c.item);
+        std::vector<uint8_t> in(c.count * bytes), got(c.count * bytes);
+        for (uint64_t i = 0; i < c.count; ++i) {
+            for (uint64_t b = 0; b < bytes; ++b) in[i * bytes + b] = uint8_t(items[i] >> (8 * b));
+        }
         const uint32_t* flag_data = c.options.by == Selection::flagged ? flags.data() : nullptr;
-        const uint64_t kept = wide ? ctx.select_host(items.data(), flag_data, got64.data(), c.count, c.item, c.options)
-                                   : ctx.select_host(in32.data(), flag_data, got32.data(), c.count, c.item, c.options);
+        const uint64_t kept = ctx.select_host(in.data(), flag_data, got.data(), c.count, c.item, c.options);
         if (kept != want_kept) {
             r.fail("kept " + std::to_string(kept) + " (want " + std::to_string(want_kept) + ")");
             return;
         }
         for (uint64_t i = 0; i < want.size(); ++i) {
-            const uint64_t g = wide ? got64[i] : got32[i];
+            uint64_t g = 0;
+            for (uint64_t b = 0; b < bytes; ++b) g |= uint64_t(got[i * bytes + b]) << (8 * b);
             if (g != want[i]) {
                 r.fail("position " + std::to_string(i) + ": " + std::to_string(g) + " (want " + std::to_string(want[i]) +
                        ")");

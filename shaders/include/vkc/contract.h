@@ -108,9 +108,10 @@
 // ---- select.comp: device-wide select, unique and partition (src/select/) ----
 #define VKC_SELECT_WORKGROUP_SIZE 256u
 #define VKC_SELECT_ITEMS 16 // items an invocation holds: tiles of 4096 items
-// VKC_SPEC_KERNEL: 32-bit words of an item (1 or 2) | the selection << 4 | partition << 8 | the
-// item's order (0 uint, 1 int, 2 float) << 12 | the predicate (vkc::SelectPredicate::Kind) << 16:
-// compiled in, the predicate costs a compare or two an item
+// VKC_SPEC_KERNEL: 32-bit words of an item (1 or 2; the 8- and 16-bit modules know their size) |
+// the selection << 4 | partition << 8 | the item's order (0 unsigned, 1 signed, 2 float) << 12 |
+// the predicate (vkc::SelectPredicate::Kind) << 16: compiled in, the predicate costs a compare or
+// two an item
 #define VKC_SELECT_BY_SHIFT 4u
 #define VKC_SELECT_BY_FLAGGED 0u
 #define VKC_SELECT_BY_PREDICATE 1u

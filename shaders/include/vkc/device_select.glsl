@@ -1,4 +1,4 @@
-// vkcollectives: device-wide select, unique and partition of 32- and 64-bit items (vkc::SelectPlan,
+// vkcollectives: device-wide select, unique and partition of 8- to 64-bit items (vkc::SelectPlan,
 // Context::select), in one dispatch. Each work-group takes a tile of 4096 items by ticket, decides
 // which it keeps (a flag, a predicate, or a run head), posts how many, places its kept items among
 // themselves (vkc/block_select.glsl), finds the items kept before the tile by a decoupled look-back
@@ -29,6 +29,19 @@
 #if !defined(VKC_SUBGROUP_ARITHMETIC) || VKC_SUBGROUP_ARITHMETIC
 #extension GL_KHR_shader_subgroup_ballot : require // vkc/block_select.glsl's mask
 #endif
+// The library's modules for 8- and 16-bit items (ITEM_BYTES 1 or 2: select_uchar, select_ushort)
+// read and write them through 8- and 16-bit views of bindings 0 and 1; otherwise items are 1 or 2
+// 32-bit words, as the kernel constant says.
+#if defined(ITEM_BYTES) && ITEM_BYTES < 4
+#define VKC_SELECT_SMALL_BYTES ITEM_BYTES
+#if ITEM_BYTES == 1
+#extension GL_EXT_shader_8bit_storage : require
+#define VKC_SELECT_SMALL uint8_t
+#else
+#extension GL_EXT_shader_16bit_storage : require
+#define VKC_SELECT_SMALL uint16_t
+#endif
+#endif
 
 layout(local_size_x_id = VKC_SPEC_WORKGROUP_SIZE_X, local_size_y_id = VKC_SPEC_WORKGROUP_SIZE_Y,
        local_size_z_id = VKC_SPEC_WORKGROUP_SIZE_Z) in;
@@ -51,6 +64,12 @@ const uint predicate_kind = (select_shape >> VKC_SELECT_PREDICATE_SHIFT) & 15u;
 
 layout(set = 0, binding = 0, std430) readonly buffer ItemsIn { uint items_in[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer ItemsOut { uint items_out[]; };
+#ifdef VKC_SELECT_SMALL_BYTES
+layout(set = 0, binding = 0, std430) readonly buffer SmallItemsIn { VKC_SELECT_SMALL small_items_in[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer SmallItemsOut { VKC_SELECT_SMALL small_items_out[]; };
+const uint SMALL_SIGN = 1u << (8u * VKC_SELECT_SMALL_BYTES - 1u);
+const uint SMALL_MASK = (SMALL_SIGN << 1u) - 1u;
+#endif
 layout(set = 0, binding = 2, std430) coherent buffer State { uint state[]; };
 layout(set = 0, binding = 3, std430) readonly buffer IndirectCount { uint indirect_count_words[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Flags { uint flags_in[]; };
@@ -79,12 +98,27 @@ uint item_count() {
 }
 
 uvec2 load_item(uint index) {
+#ifdef VKC_SELECT_SMALL_BYTES
+    return uvec2(uint(small_items_in[index]), 0u);
+#else
     return uvec2(items_in[index * item_words], item_words == 2u ? items_in[index * item_words + 1u] : 0u);
+#endif
+}
+void store_item(uint index, uvec2 x) {
+#ifdef VKC_SELECT_SMALL_BYTES
+    small_items_out[index] = VKC_SELECT_SMALL(x.x);
+#else
+    items_out[index * item_words] = x.x;
+    if (item_words == 2u) items_out[index * item_words + 1u] = x.y;
+#endif
 }
 
 // ---- what is kept ----
 bool is_nan(uvec2 x) {
     if (item_order != ORDER_FLOAT) return false;
+#ifdef VKC_SELECT_SMALL_BYTES
+    return (x.x & 0x7fffu) > 0x7c00u; // half
+#endif
     if (item_words == 1u) return (x.x & 0x7fffffffu) > 0x7f800000u;
     uint high = x.y & 0x7fffffffu;
     return high > 0x7ff00000u || (high == 0x7ff00000u && x.x != 0u);
@@ -92,6 +126,16 @@ bool is_nan(uvec2 x) {
 // The item's bits as an unsigned number of the same order (the high word 0 for 32-bit items): ints
 // with the sign bit flipped, floats with -0 as +0 and negatives flipped whole.
 uvec2 ordered(uvec2 x) {
+#ifdef VKC_SELECT_SMALL_BYTES
+    uint v = x.x & SMALL_MASK;
+    if (item_order == ORDER_INT) {
+        v ^= SMALL_SIGN;
+    } else if (item_order == ORDER_FLOAT) {
+        if ((v & ~SMALL_SIGN) == 0u) v = 0u;
+        v = (v & SMALL_SIGN) != 0u ? ~v & SMALL_MASK : v | SMALL_SIGN;
+    }
+    return uvec2(v, 0u);
+#endif
     const uint sign_word = item_words == 2u ? 1u : 0u;
     if (item_order == ORDER_INT) {
         x[sign_word] ^= 0x80000000u;
@@ -110,14 +154,23 @@ bool equal_items(uvec2 p, uvec2 q) {
     return !is_nan(p) && !is_nan(q) && ordered(p) == ordered(q);
 }
 
+// A predicate operand's bits (the item's own bits of it, for 8- and 16-bit items).
+uvec2 operand(uvec2 bits) {
+#ifdef VKC_SELECT_SMALL_BYTES
+    return uvec2(bits.x & SMALL_MASK, 0u);
+#else
+    return bits;
+#endif
+}
 // The push constants' predicate (vkc::SelectPredicate::Kind's order).
 bool predicate(uvec2 x) {
     const uint kind = predicate_kind;
-    if (kind == 8u) return (x & params.a) == params.a; // bits_all
-    if (kind == 9u) return (x & params.a) != uvec2(0u); // bits_any
+    const uvec2 pa = operand(params.a), pb = operand(params.b);
+    if (kind == 8u) return (x & pa) == pa; // bits_all
+    if (kind == 9u) return (x & pa) != uvec2(0u); // bits_any
     bool two = kind == 6u || kind == 7u;
-    if (is_nan(x) || is_nan(params.a) || (two && is_nan(params.b))) return kind == 5u; // not_equal
-    uvec2 k = ordered(x), a = ordered(params.a), b = ordered(params.b);
+    if (is_nan(x) || is_nan(pa) || (two && is_nan(pb))) return kind == 5u; // not_equal
+    uvec2 k = ordered(x), a = ordered(pa), b = ordered(pb);
     switch (kind) {
     case 0u: return below(k, a);
     case 1u: return !below(a, k);
@@ -240,8 +293,7 @@ void main() {
         } else {
             continue;
         }
-        items_out[to * item_words] = items[i].x;
-        if (item_words == 2u) items_out[to * item_words + 1u] = items[i].y;
+        store_item(to, items[i]);
     }
     if (tile == tiles - 1u && t == 0u) write_kept(before + kept);
 }
