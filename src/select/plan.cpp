@@ -52,13 +52,7 @@ void SelectPlan::record(VkCommandBuffer cmd) const {
     s.core->check_allocations(failed_before, "SelectPlan::record");
 }
 
-bool is_select_item(Type item) {
-    switch (item) {
-    case Type::u8: case Type::i8: case Type::u16: case Type::i16: case Type::f16:
-    case Type::u32: case Type::i32: case Type::f32: case Type::u64: case Type::i64: case Type::f64: return true;
-    default: return false;
-    }
-}
+bool is_select_item(Type item) { return is_integer(item) || is_float(item); }
 
 uint32_t select_command_bytes(KeptCommand command) {
     switch (command) {
