@@ -455,6 +455,7 @@ int selftest(int argc, char** argv) {
     struct RowResult {
         Tally tally;
         std::string module;
+        double seconds = 0; // the row's wall time on its Context, driver and host work together
         bool done = false;
     };
     std::vector<RowResult> results(rows.size());
@@ -509,6 +510,7 @@ int selftest(int argc, char** argv) {
     auto worker = [&](vkc::Context& on) {
         for (size_t r; (r = next++) < rows.size();) {
             RowResult result;
+            const auto start = std::chrono::steady_clock::now();
             try {
                 result = run_row(on, r);
             } catch (const std::exception& e) { // a row that throws fails, and the others still run
@@ -516,6 +518,7 @@ int selftest(int argc, char** argv) {
                 result.tally.notes.push_back("FAIL " + rows[r].label() + ": " + e.what());
                 result.done = true;
             }
+            result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             std::lock_guard<std::mutex> lock(mutex);
             results[r] = std::move(result);
             finished.notify_all();
@@ -526,6 +529,7 @@ int selftest(int argc, char** argv) {
     threads.emplace_back(worker, std::ref(ctx));
     Tally total;
     std::vector<std::pair<std::string, Tally>> table;
+    std::vector<std::pair<double, std::string>> row_seconds;
     for (size_t r = 0; r < rows.size(); ++r) {
         RowResult result;
         {
@@ -545,6 +549,7 @@ int selftest(int argc, char** argv) {
         total.fail += row.fail;
         total.skip += row.skip;
         table.emplace_back(label, row);
+        row_seconds.emplace_back(result.seconds, rows[r].label());
     }
     for (std::thread& t : threads) t.join();
     std::printf("\n%-36s %6s %6s %6s\n", "collective", "pass", "fail", "skip");
@@ -574,6 +579,11 @@ int selftest(int argc, char** argv) {
     std::printf("\ndevice segmented scans and reductions: the same counts (tiles of %u items); outputs, head flags "
                 "or keys of every type, segment sizes, special values and forced fallbacks in rotation",
                 vkc::segmented_tile_items);
+    // Where a slow run's time went: the longest rows (each on one Context; rows overlap with --jobs).
+    std::sort(row_seconds.begin(), row_seconds.end(), std::greater<>());
+    row_seconds.resize(std::min<size_t>(row_seconds.size(), 5));
+    std::printf("\nlongest rows:");
+    for (auto& [seconds, label] : row_seconds) std::printf(" %s %.2f s;", label.c_str(), seconds);
     std::printf("\nselftest: %d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
     return total.fail == 0 ? 0 : 1;
 }

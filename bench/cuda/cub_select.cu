@@ -1,8 +1,8 @@
 // CUDA device-wide peer of vkc's stream compaction: cub::DeviceSelect::If (keep x below half the type's
 // range, about half kept), DeviceSelect::Flagged (u32 flags, about half set), DevicePartition::If (same
-// predicate) and DeviceSelect::Unique (runs of 4, a quarter kept), on u32 and u64 items, each from an
-// input buffer to an output buffer with the count in a device int; and a uint4 copy of the items' bytes
-// (the bandwidth ceiling) for each type in the same run.
+// predicate) and DeviceSelect::Unique (runs of 4, a quarter kept), on u32, u64, u8 and u16 items, each
+// from an input buffer to an output buffer with the count in a device int; and a uint4 copy of the
+// items' bytes (the bandwidth ceiling) for each type in the same run.
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_select cub_select.cu
 // Usage: cub_select [--min-log2 16] [--max-log2 28] [--step 2]
@@ -31,7 +31,8 @@ constexpr const char* kOpName[kOps] = {"select_if", "select_flagged", "partition
 // The items, as the Vulkan bench builds them: k is the index, or index / 4 for unique.
 template <class T>
 __host__ __device__ inline T item_at(uint32_t k) {
-  if constexpr (sizeof(T) == 4) return hash32(k);
+  if constexpr (sizeof(T) < 4) return T(hash32(k)); // the low bytes, as vkc bench select's
+  else if constexpr (sizeof(T) == 4) return hash32(k);
   else return uint64_t(hash32(k)) | uint64_t(hash32(k ^ 0x55555555u)) << 32;
 }
 
@@ -40,7 +41,7 @@ __host__ __device__ inline uint32_t flag_at(uint32_t i) { return hash32(i ^ 0x9e
 // Keep x < 2^(bits-1): for hashed data, about half.
 template <class T>
 struct BelowHalf {
-  __host__ __device__ bool operator()(const T& x) const { return x < (T(1) << (8 * sizeof(T) - 1)); }
+  __host__ __device__ bool operator()(const T& x) const { return x < T(T(1) << (8 * sizeof(T) - 1)); }
 };
 
 template <class T>
@@ -142,6 +143,8 @@ int main(int argc, char** argv) {
     const size_t n = size_t(1) << e;
     run_type<uint32_t>("u32", n, in, out, flags, d_num);
     run_type<uint64_t>("u64", n, in, out, flags, d_num);
+    run_type<uint8_t>("u8", n, in, out, flags, d_num);
+    run_type<uint16_t>("u16", n, in, out, flags, d_num);
   }
   CK(cudaFree(in));
   CK(cudaFree(out));

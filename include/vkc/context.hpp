@@ -225,13 +225,13 @@ public:
     template <class T>
     std::vector<T> scan(std::span<const T> items, Op op, const ScanOptions& options = {}) {
         std::vector<T> out(items.size());
-        scan_host(items.data(), out.data(), items.size(), host_type<T>(), op, options);
+        scan_host(items.data(), out.data(), items.size(), type_of<T>(), op, options);
         return out;
     }
     template <class T>
     T reduce(std::span<const T> items, Op op, const ScanOptions& options = {}) {
         T result{};
-        reduce_host(items.data(), &result, items.size(), host_type<T>(), op, options);
+        reduce_host(items.data(), &result, items.size(), type_of<T>(), op, options);
         return result;
     }
     void scan_host(const void* items, void* out, uint64_t count, Type, Op, const ScanOptions&);
@@ -254,14 +254,14 @@ public:
     template <class K>
     std::vector<K> sort(std::span<const K> keys, const SortOptions& options = {}) {
         std::vector<K> out(keys.begin(), keys.end());
-        sort_host(out.data(), nullptr, out.size(), host_type<K>(), 0, options);
+        sort_host(out.data(), nullptr, out.size(), type_of<K>(), 0, options);
         return out;
     }
     // Sorts keys and values in place, values moved with their keys (the spans' sizes must agree).
     template <class K, class V>
     void sort_pairs(std::span<K> keys, std::span<V> values, const SortOptions& options = {}) {
         if (keys.size() != values.size()) throw Error("sort_pairs: the keys and the values differ in count");
-        sort_host(keys.data(), values.data(), keys.size(), host_type<K>(), uint32_t(sizeof(V)), options);
+        sort_host(keys.data(), values.data(), keys.size(), type_of<K>(), uint32_t(sizeof(V)), options);
     }
     // keys: count keys; values: null, or count values of value_bytes each; both sorted in place.
     void sort_host(void* keys, void* values, uint64_t count, Type key, uint32_t value_bytes, const SortOptions&);
@@ -302,7 +302,7 @@ public:
     std::vector<T> partition(std::span<const T> items, SelectOptions options, uint64_t& kept) {
         options.partition = true;
         std::vector<T> out(items.size());
-        kept = select_host(items.data(), nullptr, out.data(), items.size(), host_type<T>(), options);
+        kept = select_host(items.data(), nullptr, out.data(), items.size(), type_of<T>(), options);
         return out;
     }
     // items: count items; flags: null, or count uint32 flags; out: room for count items. Returns kept.
@@ -344,7 +344,7 @@ public:
     template <class T>
     std::vector<uint32_t> histogram(std::span<const T> samples, const HistogramOptions& options,
                                     std::span<const double> levels = {}) {
-        return histogram_host(samples.data(), samples.size(), host_type<T>(), options, levels);
+        return histogram_host(samples.data(), samples.size(), type_of<T>(), options, levels);
     }
     std::vector<uint32_t> histogram_host(const void* samples, uint64_t sample_count, Type sample,
                                          const HistogramOptions&, std::span<const double> levels);
@@ -394,7 +394,7 @@ public:
                                    SegmentedOptions options = {}) {
         options.output = SegmentedOutput::reduce;
         std::vector<T> out(by_offsets(offsets, options));
-        segmented_host(values.data(), offsets.data(), out.data(), nullptr, values.size(), host_type<T>(), op, options);
+        segmented_host(values.data(), offsets.data(), out.data(), nullptr, values.size(), type_of<T>(), op, options);
         return out;
     }
     // A scan within each segment s = [offsets[s], offsets[s + 1]) (CUB's DeviceSegmentedScan): every
@@ -405,7 +405,7 @@ public:
         options.output = inclusive ? SegmentedOutput::scan_inclusive : SegmentedOutput::scan_exclusive;
         std::vector<T> out(values.begin(), values.end());
         if (by_offsets(offsets, options) == 0) return out;
-        segmented_host(values.data(), offsets.data(), out.data(), nullptr, values.size(), host_type<T>(), op, options);
+        segmented_host(values.data(), offsets.data(), out.data(), nullptr, values.size(), type_of<T>(), op, options);
         return out;
     }
     // op over each run of equal keys, with the run's key (CUB's ReduceByKey).
@@ -425,7 +425,7 @@ public:
     RunLengths<K> run_length_encode(std::span<const K> keys, SegmentedOptions options = {}) {
         options.by = Segments::keys;
         options.output = SegmentedOutput::run_lengths;
-        options.key = host_type<K>();
+        options.key = type_of<K>();
         RunLengths<K> r;
         r.keys.resize(keys.size());
         r.lengths.resize(keys.size());
@@ -441,7 +441,7 @@ public:
     NonTrivialRuns non_trivial_runs(std::span<const K> keys, SegmentedOptions options = {}) {
         options.by = Segments::keys;
         options.output = SegmentedOutput::non_trivial_runs;
-        options.key = host_type<K>();
+        options.key = type_of<K>();
         NonTrivialRuns r;
         r.offsets.resize((keys.size() + 1) / 2);
         r.lengths.resize((keys.size() + 1) / 2);
@@ -467,24 +467,6 @@ public:
     VkDevice vk_device() const;
     uint32_t queue_family() const;
     VkQueue queue() const;
-
-    template <class T>
-    static constexpr Type host_type() {
-        if constexpr (std::is_same_v<T, half>) return Type::f16;
-        else if constexpr (std::is_same_v<T, int8_t>) return Type::i8;
-        else if constexpr (std::is_same_v<T, uint8_t>) return Type::u8;
-        else if constexpr (std::is_same_v<T, int16_t>) return Type::i16;
-        else if constexpr (std::is_same_v<T, uint16_t>) return Type::u16;
-        else if constexpr (std::is_same_v<T, int32_t>) return Type::i32;
-        else if constexpr (std::is_same_v<T, uint32_t>) return Type::u32;
-        else if constexpr (std::is_same_v<T, int64_t>) return Type::i64;
-        else if constexpr (std::is_same_v<T, uint64_t>) return Type::u64;
-        else if constexpr (std::is_same_v<T, float>) return Type::f32;
-        else {
-            static_assert(std::is_same_v<T, double>, "no vkc::Type for this host type");
-            return Type::f64;
-        }
-    }
 
     // Convenience: upload, run over every item, download. T is the host type of request.type
     // (vkc::half, int32_t, uint32_t, int64_t, uint64_t, float, double).
@@ -522,16 +504,16 @@ private:
             throw Error(std::string(segmented_call_name(options)) + ": the values and the " +
                         (options.by == Segments::keys ? "keys" : "head flags") + " differ in count");
         }
-        if (options.by == Segments::keys) options.key = host_type<K>();
+        if (options.by == Segments::keys) options.key = type_of<K>();
         std::vector<T> out(values.size());
-        out.resize(segmented_host(values.data(), heads.data(), out.data(), unique_keys, values.size(), host_type<T>(),
+        out.resize(segmented_host(values.data(), heads.data(), out.data(), unique_keys, values.size(), type_of<T>(),
                                   op, options));
         return out;
     }
     template <class T>
     std::vector<T> select_into(std::span<const T> items, const uint32_t* flags, const SelectOptions& options) {
         std::vector<T> out(items.size());
-        out.resize(select_host(items.data(), flags, out.data(), items.size(), host_type<T>(), options));
+        out.resize(select_host(items.data(), flags, out.data(), items.size(), type_of<T>(), options));
         return out;
     }
     void sort_buffers(Buffer& keys, Buffer* values, Type key, uint32_t value_bytes, uint64_t count, const SortOptions&,

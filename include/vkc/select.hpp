@@ -72,7 +72,7 @@ struct SelectPredicate {
     static SelectPredicate make(Kind kind, T a, T b = T{}) {
         SelectPredicate p;
         p.kind = kind;
-        p.type = type_of<T>();
+        p.type = vkc::type_of<T>();
         p.a = bits_of(a);
         p.b = bits_of(b);
         return p;
@@ -89,23 +89,6 @@ struct SelectPredicate {
     template <class T> static SelectPredicate bits_any(T mask) { return make(Kind::bits_any, mask); }
 
 private:
-    template <class T>
-    static constexpr Type type_of() {
-        if constexpr (std::is_same_v<T, int8_t>) return Type::i8;
-        else if constexpr (std::is_same_v<T, uint8_t>) return Type::u8;
-        else if constexpr (std::is_same_v<T, int16_t>) return Type::i16;
-        else if constexpr (std::is_same_v<T, uint16_t>) return Type::u16;
-        else if constexpr (std::is_same_v<T, half>) return Type::f16;
-        else if constexpr (std::is_same_v<T, int32_t>) return Type::i32;
-        else if constexpr (std::is_same_v<T, uint32_t>) return Type::u32;
-        else if constexpr (std::is_same_v<T, int64_t>) return Type::i64;
-        else if constexpr (std::is_same_v<T, uint64_t>) return Type::u64;
-        else if constexpr (std::is_same_v<T, float>) return Type::f32;
-        else {
-            static_assert(std::is_same_v<T, double>, "select items are 8- to 64-bit integers, vkc::half, float or double");
-            return Type::f64;
-        }
-    }
     template <class T>
     static uint64_t bits_of(T v) {
         if constexpr (sizeof(T) == 1) return std::bit_cast<uint8_t>(v);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "vkc/api.hpp"
+#include "vkc/half.hpp"
 
 #include <array>
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace vkc {
 VKC_API_BEGIN
@@ -143,6 +145,25 @@ constexpr bool is_opencl(Type t) { return detail::row(t) && detail::row(t)->open
 constexpr bool is_opencl(Op o) { return detail::row(o) && detail::row(o)->opencl; }
 // The enumerator's name, the short name of the tools: "f16", "u32", "u32x2"; "" for no type.
 constexpr std::string_view short_name(Type t) { return detail::row(t) ? detail::row(t)->short_name : ""; }
+
+// The Type of a host type: type_of<uint8_t>() == Type::u8, type_of<vkc::half>() == Type::f16.
+template <class T>
+constexpr Type type_of() {
+    if constexpr (std::is_same_v<T, half>) return Type::f16;
+    else if constexpr (std::is_same_v<T, int8_t>) return Type::i8;
+    else if constexpr (std::is_same_v<T, uint8_t>) return Type::u8;
+    else if constexpr (std::is_same_v<T, int16_t>) return Type::i16;
+    else if constexpr (std::is_same_v<T, uint16_t>) return Type::u16;
+    else if constexpr (std::is_same_v<T, int32_t>) return Type::i32;
+    else if constexpr (std::is_same_v<T, uint32_t>) return Type::u32;
+    else if constexpr (std::is_same_v<T, int64_t>) return Type::i64;
+    else if constexpr (std::is_same_v<T, uint64_t>) return Type::u64;
+    else if constexpr (std::is_same_v<T, float>) return Type::f32;
+    else {
+        static_assert(std::is_same_v<T, double>, "no vkc::Type for this host type");
+        return Type::f64;
+    }
+}
 
 // Every error the library reports. The message names what was wrong.
 class Error : public std::runtime_error {
