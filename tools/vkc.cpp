@@ -455,8 +455,8 @@ int selftest(int argc, char** argv) {
     struct RowResult {
         Tally tally;
         std::string module;
-        double seconds = 0; // the row's wall time on its Context, driver and host work together
         bool done = false;
+        double seconds = 0; // the row's wall time on its Context, driver and host work together
     };
     std::vector<RowResult> results(rows.size());
     auto run_row = [&](vkc::Context& on, size_t r) {
@@ -497,7 +497,7 @@ int selftest(int argc, char** argv) {
                 break;
             }
         }
-        return RowResult{row, module, true};
+        return RowResult{.tally = row, .module = module, .done = true};
     };
     jobs = uint32_t(std::min<size_t>(jobs, std::max<size_t>(rows.size(), 1)));
     std::printf("%zu rows on %u Context%s at once\n", rows.size(), jobs, jobs > 1 ? "s" : "");
