@@ -45,9 +45,13 @@ bool spread(uint64_t index, uint32_t parts) {
     return (index + slot) % thinned(parts) == 0;
 }
 
-bool share(uint64_t index, uint32_t parts) {
+bool shared_memory_entry() {
     static const bool shared_only = env_is("VKC_SHARED_MEMORY_ONLY", "1") && !env_is("VKC_TEST_SPREAD", "1");
-    return shared_only ? index % thinned(parts) == 0 : spread(index, parts);
+    return shared_only;
+}
+
+bool share(uint64_t index, uint32_t parts) {
+    return shared_memory_entry() ? index % thinned(parts) == 0 : spread(index, parts);
 }
 
 Path preferred_path() {

@@ -71,6 +71,9 @@ bool spread(uint64_t index, uint32_t parts);
 // code on both. A run by hand with neither variable runs every case. VKC_TEST_THIN=2 halves the
 // shared-memory entry's part too.
 bool share(uint64_t index, uint32_t parts);
+// The shared-memory entry (VKC_SHARED_MEMORY_ONLY=1 without VKC_TEST_SPREAD): it alone runs the
+// shared-memory modules, so its matrices keep every module and rotate what else they vary.
+bool shared_memory_entry();
 
 // Runs the case and records it: a failure fails the test with the case's detail; a skip prints its
 // reason, and fails too when VKC_EXPECT_NO_SKIPS=1 (set for lavapipe, which supports everything).

@@ -104,14 +104,6 @@ uvec2 load_item(uint index) {
     return uvec2(items_in[index * item_words], item_words == 2u ? items_in[index * item_words + 1u] : 0u);
 #endif
 }
-void store_item(uint index, uvec2 x) {
-#ifdef VKC_SELECT_SMALL_BYTES
-    small_items_out[index] = VKC_SELECT_SMALL(x.x);
-#else
-    items_out[index * item_words] = x.x;
-    if (item_words == 2u) items_out[index * item_words + 1u] = x.y;
-#endif
-}
 
 // ---- what is kept ----
 bool is_nan(uvec2 x) {
@@ -154,23 +146,24 @@ bool equal_items(uvec2 p, uvec2 q) {
     return !is_nan(p) && !is_nan(q) && ordered(p) == ordered(q);
 }
 
-// A predicate operand's bits (the item's own bits of it, for 8- and 16-bit items).
-uvec2 operand(uvec2 bits) {
+// The predicate's operands: the item's own bits of them, for 8- and 16-bit items. Read where they
+// are used: the 32- and 64-bit kernel's SPIR-V stays as it was before the small items came, which
+// NVIDIA's compiler fits in 48 registers (with the operands in locals, 64, and a third slower).
 #ifdef VKC_SELECT_SMALL_BYTES
-    return uvec2(bits.x & SMALL_MASK, 0u);
+#define VKC_SELECT_A uvec2(params.a.x & SMALL_MASK, 0u)
+#define VKC_SELECT_B uvec2(params.b.x & SMALL_MASK, 0u)
 #else
-    return bits;
+#define VKC_SELECT_A params.a
+#define VKC_SELECT_B params.b
 #endif
-}
 // The push constants' predicate (vkc::SelectPredicate::Kind's order).
 bool predicate(uvec2 x) {
     const uint kind = predicate_kind;
-    const uvec2 pa = operand(params.a), pb = operand(params.b);
-    if (kind == 8u) return (x & pa) == pa; // bits_all
-    if (kind == 9u) return (x & pa) != uvec2(0u); // bits_any
+    if (kind == 8u) return (x & VKC_SELECT_A) == VKC_SELECT_A; // bits_all
+    if (kind == 9u) return (x & VKC_SELECT_A) != uvec2(0u); // bits_any
     bool two = kind == 6u || kind == 7u;
-    if (is_nan(x) || is_nan(pa) || (two && is_nan(pb))) return kind == 5u; // not_equal
-    uvec2 k = ordered(x), a = ordered(pa), b = ordered(pb);
+    if (is_nan(x) || is_nan(VKC_SELECT_A) || (two && is_nan(VKC_SELECT_B))) return kind == 5u; // not_equal
+    uvec2 k = ordered(x), a = ordered(VKC_SELECT_A), b = ordered(VKC_SELECT_B);
     switch (kind) {
     case 0u: return below(k, a);
     case 1u: return !below(a, k);
@@ -293,7 +286,13 @@ void main() {
         } else {
             continue;
         }
-        store_item(to, items[i]);
+        // Stored here, not through a function, for the same reason as VKC_SELECT_A.
+#ifdef VKC_SELECT_SMALL_BYTES
+        small_items_out[to] = VKC_SELECT_SMALL(items[i].x);
+#else
+        items_out[to * item_words] = items[i].x;
+        if (item_words == 2u) items_out[to * item_words + 1u] = items[i].y;
+#endif
     }
     if (tile == tiles - 1u && t == 0u) write_kept(before + kept);
 }
