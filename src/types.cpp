@@ -92,6 +92,7 @@ std::string_view name(Path p) {
 size_t size_of(Type t) { return row_of(t).bytes; }
 bool is_float(Type t) { return detail::row(t) && detail::row(t)->type_class == "float"; }
 bool is_integer(Type t) { return detail::row(t) && detail::row(t)->type_class == "integer"; }
+bool is_signed_integer(Type t) { return t == Type::i8 || t == Type::i16 || t == Type::i32 || t == Type::i64; }
 bool has_op(Type t, Op op) {
     std::string_view type_class = row_of(t).type_class;
     std::string_view classes = row_of(op).classes; // "float|integer"

@@ -321,8 +321,7 @@ int selftest(int argc, char** argv) {
                 // below 1.5, among the specials.
                 const bool is_float = vkc::is_float(item);
                 const uint64_t top_bit = 1ull << (8 * vkc::size_of(item) - 1);
-                const bool is_signed = item == vkc::Type::i8 || item == vkc::Type::i16 || item == vkc::Type::i32 ||
-                                       item == vkc::Type::i64;
+                const bool is_signed = vkc::is_signed_integer(item);
                 c.options.predicate.kind = vkc::SelectPredicate::Kind::less;
                 c.options.predicate.type = item;
                 c.options.predicate.a = item == vkc::Type::f16   ? vkc::half(1.5f).bits
@@ -358,7 +357,7 @@ int selftest(int argc, char** argv) {
             Row row{{Collective::histogram, vkc::Type::u32, vkc::Op::add}, {}, {}, {}, {}, {}};
             const uint64_t tile = 4096 * (4 / vkc::size_of(sample)); // samples a work-group's tile holds
             const bool is_float = sample == vkc::Type::f16 || sample == vkc::Type::f32;
-            const bool is_signed = sample == vkc::Type::i8 || sample == vkc::Type::i16 || sample == vkc::Type::i32;
+            const bool is_signed = vkc::is_signed_integer(sample);
             const double top = std::ldexp(1.0, int(vkc::size_of(sample)) * 8 - (is_signed ? 1 : 0));
             int k = 0;
             for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, tile + 1, 37 * tile + 5, 1000 * tile + 3}) {

@@ -80,6 +80,7 @@ std::string feature_names(Feature); // "shaderInt64, shaderFloat64"; "none" for 
 size_t size_of(Type);
 bool is_float(Type);
 bool is_integer(Type); // the 8- to 64-bit integer types
+bool is_signed_integer(Type); // char, short, int, long
 bool has_op(Type, Op); // whether the operator is defined for the type
 bool is_block(Collective);
 bool has_op(Collective); // reduce and scans (work-group or block) take an operator

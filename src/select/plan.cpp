@@ -20,7 +20,7 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // The item order the kernel compares by (VKC_SELECT_ORDER_SHIFT).
 uint32_t order_of(Type item) {
-    if (item == Type::i8 || item == Type::i16 || item == Type::i32 || item == Type::i64) return 1u;
+    if (is_signed_integer(item)) return 1u;
     return item == Type::f16 || item == Type::f32 || item == Type::f64 ? 2u : 0u;
 }
 

@@ -15,7 +15,6 @@ namespace vkc::verify {
 
 namespace {
 bool is_float_sample(Type t) { return t == Type::f32 || t == Type::f16; }
-bool is_signed_sample(Type t) { return t == Type::i8 || t == Type::i16 || t == Type::i32; }
 uint32_t sample_mask(Type t) { return size_of(t) == 4 ? 0xffffffffu : (1u << (8 * size_of(t))) - 1u; }
 
 // A sample's value from its bits: floats (halves widened) as float, integers sign-extended.
@@ -23,7 +22,7 @@ float float_of(Type t, uint32_t bits) {
     return t == Type::f16 ? float(half::from_bits(uint16_t(bits))) : std::bit_cast<float>(bits);
 }
 int64_t integer_of(Type t, uint32_t bits) {
-    if (!is_signed_sample(t)) return int64_t(bits);
+    if (!is_signed_integer(t)) return int64_t(bits);
     const int shift = 64 - int(size_of(t)) * 8;
     return int64_t(uint64_t(bits) << shift) >> shift;
 }
@@ -35,8 +34,8 @@ uint32_t bits_of(Type t, double v) {
 // The type's integer range, as doubles.
 void limits_of(Type t, double& low, double& high) {
     const int bits = int(size_of(t)) * 8;
-    low = is_signed_sample(t) ? -std::ldexp(1.0, bits - 1) : 0.0;
-    high = is_signed_sample(t) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    low = is_signed_integer(t) ? -std::ldexp(1.0, bits - 1) : 0.0;
+    high = is_signed_integer(t) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
 }
 
 // The bin of a sample in one channel, or false where it is in none.
@@ -124,7 +123,7 @@ std::vector<double> histogram_levels(Type t, const HistogramOptions& o, uint64_t
     double type_low, type_high;
     limits_of(t, type_low, type_high);
     // levels are 32-bit numbers: integers up to the 32-bit type's largest
-    const double level_high = is_signed_sample(t) ? 2147483647.0 : 4294967295.0;
+    const double level_high = is_signed_integer(t) ? 2147483647.0 : 4294967295.0;
     std::vector<double> levels;
     for (uint32_t c = 0; c < o.active_channels; ++c) {
         const HistogramChannel& ch = o.channel[c];
