@@ -63,7 +63,8 @@ inline std::vector<WorkgroupShape> reduced_shapes() { return {{7}, {33}, {256}, 
 // shared-memory entry, a run by hand, any GPU) every case runs.
 // VKC_TEST_THIN=2 (CTest's lavapipe entries) thins every such matrix by half again: parts becomes
 // 2 x parts, at most 6, so each case runs at one or two widths (the fractions the tests' comments
-// give are those of VKC_TEST_THIN=1, a run with every case at two or three widths).
+// give are those of VKC_TEST_THIN=1, a run with every case at two or three widths). The 64-lane
+// entry, whose pipelines compile slowest, hands every other of its cases to the 4-lane entry.
 bool spread(uint64_t index, uint32_t parts);
 // A device-wide primitive's matrix (select, histogram): spread(index, parts), and on the shared-memory
 // entry (which does not spread) the first part only: a primitive's shared-memory module differs from

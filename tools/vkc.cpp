@@ -356,7 +356,7 @@ int selftest(int argc, char** argv) {
         auto histogram_row = [&](vkc::Type sample, vkc::Binning binning) {
             Row row{{Collective::histogram, vkc::Type::u32, vkc::Op::add}, {}, {}, {}, {}, {}};
             const uint64_t tile = 4096 * (4 / vkc::size_of(sample)); // samples a work-group's tile holds
-            const bool is_float = sample == vkc::Type::f16 || sample == vkc::Type::f32;
+            const bool is_float = vkc::is_float(sample);
             const bool is_signed = vkc::is_signed_integer(sample);
             const double top = std::ldexp(1.0, int(vkc::size_of(sample)) * 8 - (is_signed ? 1 : 0));
             int k = 0;

@@ -14,7 +14,6 @@
 namespace vkc::verify {
 
 namespace {
-bool is_float_sample(Type t) { return t == Type::f32 || t == Type::f16; }
 uint32_t sample_mask(Type t) { return size_of(t) == 4 ? 0xffffffffu : (1u << (8 * size_of(t))) - 1u; }
 
 // A sample's value from its bits: floats (halves widened) as float, integers sign-extended.
@@ -41,7 +40,7 @@ void limits_of(Type t, double& low, double& high) {
 // The bin of a sample in one channel, or false where it is in none.
 bool bin_of(Type t, uint32_t bits, const HistogramOptions& o, const HistogramChannel& ch, const double* levels,
             uint32_t& bin) {
-    if (is_float_sample(t)) {
+    if (is_float(t)) {
         const float x = float_of(t, bits);
         if (std::isnan(x)) return false;
         if (o.binning == Binning::range) {
@@ -94,12 +93,12 @@ std::vector<uint32_t> histogram_samples(Type t, SamplePattern p, uint64_t count,
         const uint32_t random_bits = uint32_t(rng()) & sample_mask(t);
         // inside [lower, upper): integers uniformly, floats as lower + (upper - lower) x u
         double inside = ch.lower + (ch.upper - ch.lower) * unit(rng);
-        if (!is_float_sample(t)) inside = std::min(std::floor(inside), ch.upper - 1);
+        if (!is_float(t)) inside = std::min(std::floor(inside), ch.upper - 1);
         if (p == SamplePattern::random || (p == SamplePattern::in_bins && rng() % 10 == 0)) {
             out[i] = random_bits;
         } else if (p == SamplePattern::in_bins || rng() % 2 == 0) {
             out[i] = bits_of(t, inside);
-        } else if (is_float_sample(t)) {
+        } else if (is_float(t)) {
             const float lower = float(ch.lower), upper = float(ch.upper);
             const float inf = std::numeric_limits<float>::infinity();
             const float edges[] = {lower, upper, std::nextafter(upper, -inf), std::nextafter(lower, -inf),
@@ -130,10 +129,10 @@ std::vector<double> histogram_levels(Type t, const HistogramOptions& o, uint64_t
         std::vector<double> l(ch.bins + 1);
         for (double& v : l) {
             v = ch.lower + (ch.upper - ch.lower) * unit(rng);
-            v = is_float_sample(t) ? double(float(v)) : std::min(std::floor(v), level_high);
+            v = is_float(t) ? double(float(v)) : std::min(std::floor(v), level_high);
         }
-        l.front() = is_float_sample(t) ? double(float(ch.lower)) : ch.lower;
-        l.back() = is_float_sample(t) ? double(float(ch.upper)) : std::min(ch.upper, level_high);
+        l.front() = is_float(t) ? double(float(ch.lower)) : ch.lower;
+        l.back() = is_float(t) ? double(float(ch.upper)) : std::min(ch.upper, level_high);
         std::sort(l.begin(), l.end());
         levels.insert(levels.end(), l.begin(), l.end());
     }
