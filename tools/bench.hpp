@@ -37,7 +37,7 @@ CubRows read_cub_rows(const std::string& path, size_t column);
 std::string today();              // UTC date, for the results' headers
 // The median of `runs` GPU times (Context::last_gpu_ms) of `timed`, each measurement warmed up by at
 // least 3 runs and 300 ms of its own work: the host's data making and uploads before it leave the
-// GPU idle, and its clocks drop.
+// GPU idle, and its clocks drop. Taken twice, the lower kept (a note on stderr where they differ).
 double median_gpu_ms(Context& ctx, int runs, const std::function<void()>& timed);
 // A new process's first scan (tools/first_call.cpp): on a Context's own device, or with `engine` on a
 // device the process made itself through the loader, as an engine does; with prepare_threads > 0,
