@@ -104,8 +104,9 @@ function(_vkc_required_features out kernel type op path)
   if(NOT type STREQUAL "-")
     list(APPEND features ${_vkc_features_${type}})
   endif()
-  if(kernel STREQUAL "select")
-    # 8- and 16-bit items are only loaded and stored, never computed with: storage access alone
+  if(kernel STREQUAL "select" OR kernel STREQUAL "segmented")
+    # 8- and 16-bit items are only loaded and stored (the segmented kernel combines them as 32-bit
+    # integers): storage access alone
     list(REMOVE_ITEM features shader_int8 shader_int16)
   endif()
   if(path STREQUAL "subgroup")
@@ -119,7 +120,7 @@ function(_vkc_required_features out kernel type op path)
       # (heads, value) pairs scanned through subgroup shuffles (vkc/block_segmented.glsl); exact
       # double min/max compare the bits as 64-bit integers
       list(APPEND features subgroup_shuffle subgroup_shuffle_relative)
-      if(_vkc_op_compares_${op})
+      if(_vkc_op_compares_${op} AND _vkc_bytes_${type} GREATER_EQUAL 4)
         list(APPEND features ${_vkc_subgroup_compare_features_${type}})
       endif()
     elseif(kernel STREQUAL "select")
@@ -265,9 +266,13 @@ function(vkc_add_shader_modules target)
               if(_vkc_class_${type} STREQUAL "float")
                 set(is_float 1)
               endif()
+              set(is_signed 0) # a signed integer: OpenCL names its unsigned twin "u" + its name
+              if(_vkc_class_${type} STREQUAL "integer" AND DEFINED _vkc_class_u${type})
+                set(is_signed 1)
+              endif()
               list(APPEND defines "-DITEM_TYPE=${_vkc_glsl_${type}}" "-DITEM_BYTES=${_vkc_bytes_${type}}"
                                   "-DITEM_VEC=${_vkc_vec_${type}}" "-DITEM_VEC_WIDTH=${_vkc_vec_width_${type}}"
-                                  "-DITEM_FLOAT=${is_float}")
+                                  "-DITEM_FLOAT=${is_float}" "-DITEM_SIGNED=${is_signed}")
               set(type_enum ${_vkc_enum_${type}})
             endif()
             if(path STREQUAL "subgroup")

@@ -66,6 +66,34 @@ TEST_CASE("segmented: every value type and operator, by head flags and by keys, 
     }
 }
 
+// 8- and 16-bit values are combined as 32-bit integers and stored at their width: sums wrap as the
+// type's, min and max keep its range, and an exclusive scan's first item and an empty segment's
+// total are the type's identity (its largest value for min). Every (type, op) module once: min and
+// max as exclusive scans (the identity at every head), the others each with an output and segments.
+TEST_CASE("segmented: 8- and 16-bit values wrap and saturate as their type") {
+    struct Shape {
+        Op op;
+        Output output;
+        Segments by;
+    };
+    const Shape shapes[] = {{Op::add, Output::reduce, Segments::keys},
+                            {Op::min, Output::scan_exclusive, Segments::offsets},
+                            {Op::max, Output::scan_exclusive, Segments::head_flags},
+                            {Op::mul, Output::scan_inclusive, Segments::offsets},
+                            {Op::bit_xor, Output::reduce, Segments::offsets}, // empty segments: the identity
+                            {Op::logical_or, Output::scan_inclusive, Segments::keys}};
+    uint64_t index = 0, seed = 900;
+    for (Type t : {Type::u8, Type::i8, Type::u16, Type::i16}) {
+        for (const Shape& s : shapes) {
+            const uint64_t i = index++;
+            if (!test::share(i, 3)) continue;
+            SegmentedOptions o = make(s.output, s.by, Type::i32);
+            o.test.force_fallback = i % 4 == 3;
+            check_segmented(t, s.op, 2 * tile + 77, SegmentPattern::random, o, seed++);
+        }
+    }
+}
+
 TEST_CASE("segmented: counts 0, 1, a tile and a tile +- 1, 2^k +- 1, many tiles") {
     uint64_t seed = 100;
     for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), tile - 1, tile, tile + 1, (uint64_t(1) << 15) - 1,

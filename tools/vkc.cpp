@@ -392,8 +392,10 @@ int selftest(int argc, char** argv) {
     // head flags, offsets or keys of every type, segment sizes and forced fallbacks in rotation.
     {
         const uint64_t tile = vkc::segmented_tile_items;
-        const vkc::Type value_types[] = {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32,
-                                         vkc::Type::u64, vkc::Type::i64, vkc::Type::f64};
+        const vkc::Type key_types[] = {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32,
+                                       vkc::Type::u64, vkc::Type::i64, vkc::Type::f64};
+        const vkc::Type value_types[] = {vkc::Type::u8,  vkc::Type::i8,  vkc::Type::u16, vkc::Type::i16, vkc::Type::u32,
+                                         vkc::Type::i32, vkc::Type::f32, vkc::Type::u64, vkc::Type::i64, vkc::Type::f64};
         using vkc::SegmentedOutput;
         const SegmentedOutput outputs[] = {SegmentedOutput::reduce, SegmentedOutput::scan_inclusive,
                                            SegmentedOutput::scan_exclusive};
@@ -418,7 +420,7 @@ int selftest(int argc, char** argv) {
                     c.options.by = runs || (k % 3 != 1 && k % 2 == 0) ? vkc::Segments::keys
                                    : k % 3 == 1                       ? vkc::Segments::offsets
                                                                       : vkc::Segments::head_flags;
-                    c.options.key = value_types[(k + int(op)) % 6];
+                    c.options.key = key_types[(k + int(op)) % 6];
                     c.options.test.force_fallback = k % 3 == 1;
                     c.pattern = patterns[k % 4];
                     c.special = k % 2 == 1;

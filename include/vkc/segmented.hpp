@@ -54,7 +54,10 @@
 // predecessor's items itself). The work is the same whatever the segments' sizes: one huge segment
 // and a million tiny ones run at the same speed.
 //
-// Values: u32, i32, f32, u64, i64, f64. Keys: the same six types. Count up to segmented_max_count.
+// Values: u32, i32, f32, u64, i64, f64, and u8, i8, u16, i16 (they need the device's 8- or 16-bit
+// storage access; combined as 32-bit integers and stored at their width: add and mul wrap as the
+// type's, min and max stay in its range, and their identity is the type's largest or smallest
+// value). Keys: the six 32- and 64-bit types. Count up to segmented_max_count.
 #pragma once
 
 #include "vkc/api.hpp"

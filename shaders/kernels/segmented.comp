@@ -50,7 +50,25 @@ const uint ORDER_FLOAT = 2u;
 // Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
 #define VKC_SCRATCH_CAPACITY VKC_SEGMENTED_WORKGROUP_SIZE
 #define VKC_ITEMS VKC_SEGMENTED_ITEMS
-#define VKC_SEGMENTED_TYPE ITEM_TYPE
+// 8- and 16-bit values (the char, uchar, short and ushort modules) are loaded and stored at their
+// width and combined as 32-bit integers: add, mul and the bitwise and logical operators give the
+// type's wrapped result once narrowed; min and max of narrow values stay in the type's range, all
+// but their identity, which saturates to it (an exclusive min's first item: the type's largest).
+#if ITEM_BYTES < 4
+#if ITEM_BYTES == 1
+#extension GL_EXT_shader_8bit_storage : require
+#else
+#extension GL_EXT_shader_16bit_storage : require
+#endif
+#if ITEM_SIGNED
+#define VALUE_TYPE int
+#else
+#define VALUE_TYPE uint
+#endif
+#else
+#define VALUE_TYPE ITEM_TYPE
+#endif
+#define VKC_SEGMENTED_TYPE VALUE_TYPE
 #define VKC_SEGMENTED_OP ITEM_OP
 #include "vkc/block_segmented.glsl"
 #include "vkc/look_back_types.glsl"
@@ -70,6 +88,10 @@ layout(set = 0, binding = 6, std430) writeonly buffer Segments { uint segments_o
 layout(set = 0, binding = 0, std430) readonly buffer ValueVectors { uvec4 value_vectors[]; };
 layout(set = 0, binding = 4, std430) readonly buffer HeadVectors { uvec4 head_vectors[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer OutputVectors { uvec4 output_vectors[]; };
+#if ITEM_BYTES < 4
+layout(set = 0, binding = 0, std430) readonly buffer NarrowValues { ITEM_TYPE narrow_values[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer NarrowOutput { ITEM_TYPE narrow_output[]; };
+#endif
 
 layout(push_constant, std430) uniform Params {
     uint count;  // items (with FLAG_COUNT_ON_DEVICE: at most this many)
@@ -92,21 +114,34 @@ uint item_count() {
 
 // Run lengths and non-trivial runs read no values: 1 and 0 an item.
 const bool reads_values = output_kind != OUT_RUN_LENGTHS && output_kind != OUT_NON_TRIVIAL;
-ITEM_TYPE value_from(uvec2 bits) {
-    if (!reads_values) return output_kind == OUT_RUN_LENGTHS ? ITEM_TYPE(1) : ITEM_TYPE(0);
-    return vkc_segment_from_bits(bits, ITEM_TYPE(0));
+VALUE_TYPE value_from(uvec2 bits) {
+    if (!reads_values) return output_kind == OUT_RUN_LENGTHS ? VALUE_TYPE(1) : VALUE_TYPE(0);
+    return vkc_segment_from_bits(bits, VALUE_TYPE(0));
 }
-ITEM_TYPE load_value(uint index) {
+VALUE_TYPE load_value(uint index) {
     if (!reads_values) return value_from(uvec2(0u));
+#if ITEM_BYTES < 4
+    return VALUE_TYPE(narrow_values[index]); // sign- or zero-extended
+#else
     return value_from(uvec2(values_in[index * VALUE_WORDS], VALUE_WORDS == 2u ? values_in[index * VALUE_WORDS + 1u] : 0u));
+#endif
 }
-void store_value(uint index, ITEM_TYPE value) {
+void store_value(uint index, VALUE_TYPE value) {
+#if ITEM_BYTES < 4
+#if defined(ITEM_OP_min) || defined(ITEM_OP_max)
+    const int bits = 8 * ITEM_BYTES;
+    value = ITEM_SIGNED != 0 ? VALUE_TYPE(clamp(int(value), -(1 << (bits - 1)), (1 << (bits - 1)) - 1))
+                             : VALUE_TYPE(min(uint(value), (1u << bits) - 1u));
+#endif
+    narrow_output[index] = ITEM_TYPE(value);
+#else
     uvec2 bits = vkc_segment_bits(value);
     output_words[index * VALUE_WORDS] = bits.x;
     if (VALUE_WORDS == 2u) output_words[index * VALUE_WORDS + 1u] = bits.y;
+#endif
 }
 // An invocation's VKC_ITEMS values from item `first` (a multiple of VKC_ITEMS), 16 bytes at a time.
-void store_whole(uint first, ITEM_TYPE values[VKC_ITEMS]) {
+void store_whole(uint first, VALUE_TYPE values[VKC_ITEMS]) {
     [[unroll]] for (uint q = 0u; q < VKC_ITEMS * VALUE_WORDS / 4u; ++q) {
         uvec4 v;
         [[unroll]] for (uint c = 0u; c < 4u; ++c) {
@@ -204,7 +239,8 @@ void offset_segments(uint first, uint count, bool staged, out int segment[VKC_IT
 
 // Whether an invocation's items all lie below the count and it loads (and scans store) their words
 // 16 bytes at a time. Not by offsets: there values outside every segment are neither read nor written.
-bool whole_items(uint first, uint count) { return !by_offsets && first + VKC_ITEMS <= count; }
+// 8- and 16-bit values take the item by item path.
+bool whole_items(uint first, uint count) { return ITEM_BYTES >= 4 && !by_offsets && first + VKC_ITEMS <= count; }
 // The words of `words_an_item` x VKC_ITEMS from word `at` (a multiple of 4) of the values or heads.
 void load_words(bool heads, uint at, uint words_an_item, out uint words[2 * VKC_ITEMS]) {
     [[unroll]] for (uint q = 0u; q < 2u * VKC_ITEMS / 4u; ++q) {
@@ -224,14 +260,14 @@ bool starts_run(uint i, uint at, uvec2 keys[VKC_ITEMS]) {
 // keys starts or its flag is set; for non-trivial runs a head at a run's second item, valued the
 // run's first index. `run_head_before`: whether item i - 1 starts a run (non-trivial runs; set here
 // for item i + 1).
-VKC_SEGMENT pair_at(uint i, uint at, uvec2 keys[VKC_ITEMS], uint flag, ITEM_TYPE value, inout bool run_head_before) {
+VKC_SEGMENT pair_at(uint i, uint at, uvec2 keys[VKC_ITEMS], uint flag, VALUE_TYPE value, inout bool run_head_before) {
     if (!by_keys) return vkc_segment(at == 0u || flag != 0u, value);
     const bool head = starts_run(i, at, keys);
     if (output_kind != OUT_NON_TRIVIAL) return vkc_segment(head, value);
     const bool previous_head = i == 0u ? at == 1u || head_at(at - 1u, load_key(at - 1u)) : run_head_before;
     const bool second = !head && previous_head;
     run_head_before = head;
-    return vkc_segment(second, ITEM_TYPE(second ? at - 1u : 0u));
+    return vkc_segment(second, VALUE_TYPE(second ? at - 1u : 0u));
 }
 
 // A tile's items, blocked: invocation t holds tile items t * VKC_ITEMS + i. Items past the count
@@ -369,7 +405,7 @@ void main() {
     const VKC_SEGMENT seed = seeded ? vkc_segment_combine(prefix, before) : before;
     const uint first = tile * TILE + t * VKC_ITEMS;
     if (output_kind == OUT_INCLUSIVE || output_kind == OUT_EXCLUSIVE) {
-        ITEM_TYPE scanned[VKC_ITEMS];
+        VALUE_TYPE scanned[VKC_ITEMS];
         VKC_SEGMENT running = seed;
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             const VKC_SEGMENT before = running;
@@ -398,7 +434,7 @@ void main() {
             if (tail && !run_head) {
                 const uint run = items[i].x - 1u, run_first = uint(vkc_segment_value(items[i]));
                 unique_keys_out[run] = run_first;
-                store_value(run, ITEM_TYPE(at + 1u - run_first));
+                store_value(run, VALUE_TYPE(at + 1u - run_first));
             }
             if (last) write_segments(items[i].x);
         }

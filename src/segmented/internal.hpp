@@ -13,7 +13,10 @@
 namespace vkc {
 
 // Value and key types a segmented plan takes: 32- and 64-bit integers and floats.
-bool is_segmented_item(Type item);
+// Key types the segments take: 32- and 64-bit integers and floats.
+bool is_segmented_key(Type key);
+// Value types: those, and 8- and 16-bit integers (combined as 32-bit integers, stored at their width).
+bool is_segmented_value(Type value);
 // Throws Error naming what is wrong: the value type, the operator, the key type, the output, the count.
 void check_segmented_arguments(Type value, Op op, uint64_t count, const SegmentedOptions& o, const char* what);
 // Scratch bytes a segmented plan of count items needs.

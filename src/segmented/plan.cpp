@@ -48,9 +48,13 @@ void SegmentedPlan::record(VkCommandBuffer cmd) const {
     s.core->check_allocations(failed_before, "SegmentedPlan::record");
 }
 
-bool is_segmented_item(Type item) {
-    return item == Type::u32 || item == Type::i32 || item == Type::f32 || item == Type::u64 || item == Type::i64 ||
-           item == Type::f64;
+bool is_segmented_key(Type key) {
+    return key == Type::u32 || key == Type::i32 || key == Type::f32 || key == Type::u64 || key == Type::i64 ||
+           key == Type::f64;
+}
+
+bool is_segmented_value(Type value) {
+    return is_segmented_key(value) || value == Type::u8 || value == Type::i8 || value == Type::u16 || value == Type::i16;
 }
 
 const char* segmented_call_name(const SegmentedOptions& o) {
@@ -84,14 +88,14 @@ void check_segmented_arguments(Type value, Op op, uint64_t count, const Segmente
                         std::string(name(value)) + " and its op " + std::string(name(op)));
         }
     }
-    if (!is_segmented_item(value)) {
+    if (!is_segmented_value(value)) {
         throw Error(w + ": values of type " + std::string(name(value)) +
-                    " are not supported (uint, int, float, ulong, long and double values are)");
+                    " are not supported (uchar, char, ushort, short, uint, int, float, ulong, long and double values are)");
     }
     if (!has_op(value, op)) {
         throw Error(w + ": " + std::string(name(op)) + " is not defined on " + std::string(name(value)) + " values");
     }
-    if (o.by == Segments::keys && !is_segmented_item(o.key)) {
+    if (o.by == Segments::keys && !is_segmented_key(o.key)) {
         throw Error(w + ": keys of type " + std::string(name(o.key)) +
                     " are not supported (uint, int, float, ulong, long and double keys are)");
     }

@@ -348,8 +348,10 @@ Outcome run_segmented_case(Context& ctx, const SegmentedCase& c) {
             c.options.by == Segments::keys ? std::vector<uint32_t>{} : segment_heads(c.pattern, c.count, c.seed);
         detail::with_host_type(c.value, [&](auto host) {
             using T = decltype(host);
-            if constexpr (std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float> ||
-                          std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
+            if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint16_t> ||
+                          std::is_same_v<T, int16_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> ||
+                          std::is_same_v<T, float> || std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t> ||
+                          std::is_same_v<T, double>) {
                 if (c.options.output == SegmentedOutput::non_trivial_runs) check_non_trivial(r, c, keys);
                 else if (c.options.by == Segments::offsets) check_offsets<T>(r, c, segment_values<T>(c));
                 else check<T>(r, c, flags, keys, segment_values<T>(c));
