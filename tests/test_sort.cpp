@@ -185,7 +185,7 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
                    at_count = at_scratch + round(scratch_bytes);
     Buffer buffer = ctx.create_buffer(at_count + align);
     // Probed on the Context's queue now, so the plans below may take the subgroup module.
-    const bool packed_256 = ctx.subgroups_packed({256});
+    const bool packed_512 = ctx.subgroups_packed({512});
     uint64_t seed = 500;
     for (uint32_t end_bit : {32u, 24u}) {
         for (uint64_t n : {uint64_t(0), tile - 1, 5 * tile + 3, bound}) {
@@ -212,11 +212,12 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
                 // A count read on the device records the passes of its bound, whatever it reads.
                 uint32_t want_passes = indirect || n > 0 ? end_bit / 8 : 0;
                 CHECK(plan.passes() == want_passes);
-                // The ballot ranking where the device packs 256 invocations into subgroups of 16 to
+                // The ballot ranking where the device packs 512 invocations into subgroups of 16 to
                 // 128 (lavapipe: 16, 32 and 64 lanes), else the shared-memory ranking.
                 const DeviceInfo& info = ctx.info();
                 bool ballots = o.path == Path::subgroup && info.min_subgroup_size >= 16 && info.max_subgroup_size <= 128 &&
-                               packed_256 && any(info.features & Feature::subgroup_ballot);
+                               info.max_workgroup_invocations >= 512 && packed_512 &&
+                               any(info.features & Feature::subgroup_ballot);
                 CHECK(plan.path() == (ballots ? Path::subgroup : Path::shared_memory));
                 CHECK(plan.result_in_alternate() == (want_passes % 2 == 1));
                 ctx.run(plan);

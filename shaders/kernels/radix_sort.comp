@@ -40,9 +40,17 @@ const uint value_words = sort_shape & 15u;
 const bool wide_keys = (sort_shape >> VKC_SORT_KEY_WORDS_SHIFT) != 0u; // 64-bit keys
 const uint key_words = wide_keys ? 2u : 1u;
 #define VKC_SUBGROUPS_PACKED subgroups_packed
-// Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities.
-#define VKC_SCRATCH_CAPACITY VKC_SORT_WORKGROUP_SIZE
+// Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities. Both
+// modules take tiles of 4096 keys: the subgroup module over 512 invocations of 8 keys, the
+// shared-memory one over 256 of 16 (its ranking, vkc/radix_rank.glsl, wants few invocations).
+#if VKC_SUBGROUP_ARITHMETIC
+#define VKC_SORT_SIZE VKC_SORT_SUBGROUP_WORKGROUP_SIZE
+#define VKC_ITEMS VKC_SORT_SUBGROUP_ITEMS
+#else
+#define VKC_SORT_SIZE VKC_SORT_WORKGROUP_SIZE
 #define VKC_ITEMS VKC_SORT_ITEMS
+#endif
+#define VKC_SCRATCH_CAPACITY VKC_SORT_SIZE
 #if VKC_SUBGROUP_ARITHMETIC
 // The subgroup module ranks by ballots (rank_tile below); the host takes it where the work-group of
 // 256 is packed into subgroups of 16 to 128 invocations.
@@ -53,10 +61,10 @@ const uint key_words = wide_keys ? 2u : 1u;
 #include "vkc/workgroup_scan.glsl"
 #include "vkc/radix_keys.glsl"
 #define VKC_RADIX_SLOT(x) ((x) + ((x) >> 5u))
-shared uint vkc_radix_stage[VKC_SORT_WORKGROUP_SIZE * VKC_ITEMS + VKC_SORT_WORKGROUP_SIZE * VKC_ITEMS / 32u];
+shared uint vkc_radix_stage[VKC_SORT_SIZE * VKC_ITEMS + VKC_SORT_SIZE * VKC_ITEMS / 32u];
 #else
 // The shared-memory module ranks with vkc/radix_rank.glsl: two 4-bit ranks, no subgroup operation.
-#define VKC_RADIX_CAPACITY VKC_SORT_WORKGROUP_SIZE
+#define VKC_RADIX_CAPACITY VKC_SORT_SIZE
 #define VKC_RADIX_BITS 4
 #include "vkc/radix_rank.glsl"
 #endif
@@ -80,9 +88,12 @@ layout(push_constant, std430) uniform Params {
     uint zero;
 } params;
 
-const uint SIZE = VKC_SORT_WORKGROUP_SIZE;
-const uint TILE = VKC_SORT_WORKGROUP_SIZE * VKC_SORT_ITEMS;
+const uint SIZE = VKC_SORT_SIZE;
+const uint TILE = VKC_SORT_SIZE * VKC_ITEMS;
 const uint DIGITS = 1u << VKC_SORT_DIGIT_BITS;
+// Invocation t < DIGITS owns digit t's counts, status and walk back; the others (the subgroup
+// module's second half) take part in the tile's loads, ranking, scans and stores only.
+bool owns_digit() { return gl_LocalInvocationIndex < DIGITS; }
 const uint STATUS_NONE = 0u, STATUS_AGGREGATE = 1u, STATUS_PREFIX = 2u;
 const uint COUNT_MASK = (1u << 30u) - 1u;
 
@@ -193,14 +204,14 @@ void to_sorted_striped(inout uint words[VKC_ITEMS], uint ranks[VKC_ITEMS]) {
 uint count_tile(uint tile, uint count) {
     const uint t = gl_LocalInvocationIndex;
     barrier();
-    vkc_radix_stage[t] = 0u;
+    if (owns_digit()) vkc_radix_stage[t] = 0u;
     barrier();
-    for (uint i = 0u; i < VKC_SORT_ITEMS; ++i) {
+    for (uint i = 0u; i < VKC_ITEMS; ++i) {
         uint at = tile * TILE + i * SIZE + t;
         if (at < count) atomicAdd(vkc_radix_stage[digit_of(key_word(at, 0u), wide_keys ? key_word(at, 1u) : 0u)], 1u);
     }
     barrier();
-    return vkc_radix_stage[t];
+    return owns_digit() ? vkc_radix_stage[t] : 0u;
 }
 
 // Keys of digit t in the tiles before `tile`. Each invocation walks back over its digit's statuses
@@ -213,8 +224,8 @@ const uint WINDOW = 16u;      // statuses a walk reads at once
 uint look_back(uint tile, uint count) {
     const uint t = gl_LocalInvocationIndex;
     uint before = 0u;
-    uint next = tile; // the walk reads tile next - 1
-    bool forced = has_flag(VKC_SORT_FLAG_FORCE_FALLBACK) && tile > 0u;
+    uint next = owns_digit() ? tile : 0u; // the walk reads tile next - 1
+    bool forced = has_flag(VKC_SORT_FLAG_FORCE_FALLBACK) && next > 0u;
     uint steps = 0u, counted_tiles = 0u;
     for (;;) {
         bool stuck = false;
@@ -289,8 +300,10 @@ uint look_back(uint tile, uint count) {
 // finds the lanes of its subgroup with the same digit from 8 ballots (CUB's match-based ranking);
 // the lowest of them adds their number to the subgroup's counter of that digit, 16 bits of a word
 // (counts stay below S * ITEMS), and shuffles the count before to its peers.
-const uint MAX_SUBGROUPS = VKC_SORT_WORKGROUP_SIZE / 16u;
-shared uint subgroup_counts[MAX_SUBGROUPS * DIGITS / 2u];
+// The counters live in the stage (MAX_SUBGROUPS x 128 words of its 4224), unused while a tile ranks:
+// the module's shared memory then fits 32 KB.
+const uint MAX_SUBGROUPS = VKC_SORT_SIZE / 16u;
+#define subgroup_counts vkc_radix_stage
 shared uint digit_tile_start[DIGITS];
 uint position_of(uint i) { return (gl_SubgroupID * VKC_ITEMS + i) * gl_SubgroupSize + gl_SubgroupInvocationID; }
 uint popcount4(uvec4 v) { return bitCount(v.x) + bitCount(v.y) + bitCount(v.z) + bitCount(v.w); }
@@ -333,14 +346,15 @@ void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS]) {
     // Digit t: each subgroup's count to the count of the subgroups before it; the tile's count.
     uint total = 0u;
     const uint shift = counter_shift(t);
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    for (uint s = 0u; owns_digit() && s < gl_NumSubgroups; ++s) {
         uint at = subgroup_counter(s, t);
         uint n = (subgroup_counts[at] >> shift) & 0xffffu;
         // The two digits of a word: each rewrites its own half.
         atomicAdd(subgroup_counts[at], (total - n) << shift);
         total += n;
     }
-    digit_tile_start[t] = vkc_workgroup_scan_exclusive_add(total);
+    const uint start = vkc_workgroup_scan_exclusive_add(total);
+    if (owns_digit()) digit_tile_start[t] = start;
     barrier();
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
         uint d = digits[i];
@@ -397,18 +411,18 @@ void sort_tile() {
         tile_index = atomicAdd(state[VKC_SORT_TICKETS + (params.bits >> 16u)], 1u);
         digit_uniform = false;
     }
-    tile_count[t] = 0u;
+    if (owns_digit()) tile_count[t] = 0u;
     barrier();
     const uint tile = tile_index;
     const uint count = key_count();
     if (tile * TILE >= count) return; // an IndirectCount's work-group past the count: uniform
     const uint first = tile * TILE;
     const uint valid = min(TILE, count - first);
-    state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
+    if (owns_digit()) state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
     // The pass's count of digit t, read while the keys load. One digit counting every key means a
     // pass that keeps the order: every tile sees it alike, and is copied where it was.
-    const uint pass_counts = state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t];
-    if (pass_counts == count) digit_uniform = true;
+    const uint pass_counts = owns_digit() ? state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t] : 0u;
+    if (owns_digit() && pass_counts == count) digit_uniform = true;
 
     uint keys[VKC_ITEMS], highs[VKC_ITEMS], digits[VKC_ITEMS];
     load_tile(keys, first, valid, false, key_words, 0u);
@@ -426,8 +440,8 @@ void sort_tile() {
     }
     // The counts are all a successor's look-back needs: they go out before the ranking. The walk back
     // comes after it (Onesweep's order), so that the predecessors have posted meanwhile and it waits less.
-    const uint mine = tile_count[t];
-    post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, mine);
+    const uint mine = owns_digit() ? tile_count[t] : 0u;
+    if (owns_digit()) post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, mine);
 
     uvec4 values[VKC_ITEMS];
     for (uint c = 0u; c < value_words; ++c) {
@@ -452,12 +466,12 @@ void sort_tile() {
     }
 #endif
     uint before = look_back(tile, count);
-    if (tile != 0u) post(tile, t, STATUS_PREFIX, before + mine);
+    if (tile != 0u && owns_digit()) post(tile, t, STATUS_PREFIX, before + mine);
     // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
     // pass's counts), plus its keys in the tiles before, less its first position in this tile.
     uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
     uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
-    digit_offset[t] = digit_start + before - tile_start;
+    if (owns_digit()) digit_offset[t] = digit_start + before - tile_start;
 
 
     to_sorted_striped(keys, ranks);

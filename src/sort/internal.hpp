@@ -35,6 +35,16 @@ struct SortParams {
 };
 static_assert(sizeof(SortParams) == module_push_constant_bytes);
 static_assert(sort_tile_keys == VKC_SORT_WORKGROUP_SIZE * VKC_SORT_ITEMS);
+static_assert(sort_tile_keys == VKC_SORT_SUBGROUP_WORKGROUP_SIZE * VKC_SORT_SUBGROUP_ITEMS);
+// Invocations of the module of a path (radix_sort.comp): the tile is the same.
+constexpr uint32_t sort_workgroup_size(Path path) {
+    return path == Path::subgroup ? VKC_SORT_SUBGROUP_WORKGROUP_SIZE : VKC_SORT_WORKGROUP_SIZE;
+}
+// Whether the device's limits allow the subgroup module's work-group.
+inline bool sort_subgroup_size_fits(const DeviceInfo& dev) {
+    const uint32_t size = sort_workgroup_size(Path::subgroup);
+    return size <= dev.max_workgroup_invocations && size <= dev.max_workgroup_size[0];
+}
 static_assert(sort_max_count == VKC_SORT_MAX_COUNT);
 // The scratch holds VKC_SORT_MAX_PASSES histograms of 256 digits before the statuses.
 static_assert(VKC_SORT_STATUSES == VKC_SORT_HISTOGRAMS + VKC_SORT_MAX_PASSES * (1u << VKC_SORT_DIGIT_BITS));

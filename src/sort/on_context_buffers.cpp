@@ -50,7 +50,9 @@ void Context::sort_buffers(Buffer& keys, Buffer* values, Type key, uint32_t valu
         throw Error(std::string(what) + ": the keys and the values are the same buffer");
     }
     if (count == 0 || sort_passes(key, o) == 0) return;
-    if (o.path == Path::subgroup && !dev.options.shared_memory_only) state_->subgroups_packed({VKC_SORT_WORKGROUP_SIZE});
+    if (o.path == Path::subgroup && !dev.options.shared_memory_only && sort_subgroup_size_fits(dev.info)) {
+        state_->subgroups_packed({sort_workgroup_size(Path::subgroup)});
+    }
     Buffer keys_alternate = create_buffer(key_bytes);
     Buffer values_alternate = values ? create_buffer(value_range_bytes) : Buffer();
     Buffer scratch = create_buffer(sort_scratch_bytes_of(count));

@@ -112,14 +112,15 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     check_sort_arguments(key, value_bytes, count, o, what);
     const DeviceInfo& dev = info;
     // The subgroup module ranks a subgroup's keys by ballots into 16-bit counters, a subgroup's
-    // counters a row: it needs the 256 invocations packed into 16 subgroups or fewer, of at most 128
-    // (a ballot's bits).
+    // counters a row: it needs its 512 invocations packed into 32 subgroups or fewer, of at most 128
+    // (a ballot's bits). Elsewhere the shared-memory module of 256 invocations sorts.
     const ModuleInfo* m = &select_module(Collective::radix_sort, Type::u32, Op::add, o.path);
-    if (m->path == Path::subgroup && (!known_packed(VKC_SORT_WORKGROUP_SIZE) || dev.min_subgroup_size < 16 ||
-                                      dev.max_subgroup_size > 128)) {
+    if (m->path == Path::subgroup && (!sort_subgroup_size_fits(dev) || !known_packed(sort_workgroup_size(Path::subgroup)) ||
+                                      dev.min_subgroup_size < 16 || dev.max_subgroup_size > 128)) {
         m = &select_module(Collective::radix_sort, Type::u32, Op::add, Path::shared_memory);
     }
-    check_shape({VKC_SORT_WORKGROUP_SIZE});
+    const uint32_t size = sort_workgroup_size(m->path);
+    check_shape({size});
     if (shared_memory_bytes(*m) > dev.max_shared_memory) {
         throw UnsupportedError(std::string(what) + ": the sort needs " + std::to_string(shared_memory_bytes(*m)) +
                                " bytes of shared memory; the device has " + std::to_string(dev.max_shared_memory));
@@ -157,7 +158,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     st.passes = passes;
     st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
     const uint32_t shape = value_bytes / 4 | (uint32_t(size_of(key)) / 4 - 1) << VKC_SORT_KEY_WORDS_SHIFT;
-    st.pipeline = pipelines.pipeline(*m, {VKC_SORT_WORKGROUP_SIZE}, m->path == Path::subgroup, 0, false, shape);
+    st.pipeline = pipelines.pipeline(*m, {size}, m->path == Path::subgroup, 0, false, shape);
 
     allocate_sets(vk, device, allocator, pipelines.set_layout, 2, st.pool, st.sets);
     // Keys only: the value bindings see the keys' ranges, never read or written (value_words is 0).

@@ -81,8 +81,12 @@
 #define VKC_DEVICE_REGISTER_CHUNK_TILES 4u     // chunks of at most this many staged tiles stay in registers
 
 // ---- radix_sort.comp: device-wide radix sort (src/sort/) ----
-#define VKC_SORT_WORKGROUP_SIZE 256u // one invocation a digit
+#define VKC_SORT_WORKGROUP_SIZE 256u // the shared-memory module: one invocation a digit
 #define VKC_SORT_ITEMS 16            // keys an invocation holds: tiles of 4096 keys
+// The subgroup module: the same tile over twice the invocations, half the keys each (fewer registers,
+// more warps an SM); invocations past the 256 digits only rank, load and store.
+#define VKC_SORT_SUBGROUP_WORKGROUP_SIZE 512u
+#define VKC_SORT_SUBGROUP_ITEMS 8
 #define VKC_SORT_DIGIT_BITS 8u       // a pass sorts by 8 bits of the key
 #define VKC_SORT_MAX_PASSES 8u       // 64-bit keys
 #define VKC_SORT_MODE_HISTOGRAM 0u   // every pass's digit counts, in one read of the keys
