@@ -45,22 +45,27 @@ uint32_t hash(uint32_t x) { // non-zero-ish data: never time on zeros
     return x;
 }
 
-double median_gpu_ms(Context& ctx, int runs, const std::function<void()>& timed) {
+namespace {
+// Warm-up runs of `timed` (at least three, and at least `warm_up`), then the median GPU time of `runs`.
+double warm_median_ms(Context& ctx, int runs, std::chrono::milliseconds warm_up, const std::function<void()>& timed) {
     auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300); ++i) timed();
-    auto median = [&] {
-        std::vector<double> t;
-        for (int i = 0; i < runs; ++i) {
-            timed();
-            t.push_back(ctx.last_gpu_ms());
-        }
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
-    };
+    for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < warm_up; ++i) timed();
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+        timed();
+        t.push_back(ctx.last_gpu_ms());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+} // namespace
+
+double median_gpu_ms(Context& ctx, int runs, const std::function<void()>& timed) {
     // Two medians, the lower kept: after the host has prepared and uploaded a large input, a whole
     // median sometimes comes out 1.4 to 3.6 x slow, every run of it alike, and the same plan on the
     // same buffers runs at full speed measured again right after (results/README.md, select).
-    const double first = median(), second = median();
+    const double first = warm_median_ms(ctx, runs, std::chrono::milliseconds(300), timed);
+    const double second = warm_median_ms(ctx, runs, std::chrono::milliseconds(0), timed);
     if (std::max(first, second) > 1.1 * std::min(first, second)) {
         std::fprintf(stderr, "# medians %.5f and %.5f ms of one measurement: the lower kept\n", first, second);
     }
@@ -117,17 +122,8 @@ struct Options {
 // Median GPU time of `runs` timed runs after warm-ups: at least three, and at least 200 ms of them, so
 // that the GPU has left its idle clocks (an H200 idles at 405 MHz, where a copy runs at 40 % of its
 // speed, and takes a few hundred milliseconds of work to clock up again after the host has kept it idle).
-template <class Run>
-double median_ms(Context& ctx, int runs, Run&& run) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < 3 || std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200); ++i) run();
-    std::vector<double> t;
-    for (int i = 0; i < runs; ++i) {
-        run();
-        t.push_back(ctx.last_gpu_ms());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+double median_ms(Context& ctx, int runs, const std::function<void()>& run) {
+    return warm_median_ms(ctx, runs, std::chrono::milliseconds(200), run);
 }
 
 // CUB's results: "cub_block_scan,items,bytes,median_ms,gbps" lines of bench/cuda/cub_block_scan.
