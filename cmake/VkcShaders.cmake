@@ -104,10 +104,14 @@ function(_vkc_required_features out kernel type op path)
   if(NOT type STREQUAL "-")
     list(APPEND features ${_vkc_features_${type}})
   endif()
-  if(kernel STREQUAL "select" OR kernel STREQUAL "segmented")
+  if(kernel STREQUAL "select" OR kernel STREQUAL "segmented" OR kernel STREQUAL "radix_sort")
     # 8- and 16-bit items are only loaded and stored (the segmented kernel combines them as 32-bit
     # integers): storage access alone
     list(REMOVE_ITEM features shader_int8 shader_int16)
+  endif()
+  if(kernel STREQUAL "radix_sort" AND type STREQUAL "uchar")
+    # the sort's narrow module moves 8- and 16-bit keys and values alike
+    list(APPEND features storage_buffer_16bit)
   endif()
   if(path STREQUAL "subgroup")
     list(APPEND features subgroup_basic)
@@ -115,7 +119,7 @@ function(_vkc_required_features out kernel type op path)
       list(APPEND features subgroup_vote)
     elseif(kernel STREQUAL "radix_sort")
       # ranks a subgroup's keys by ballots of their digit bits, the leader's count shuffled to its peers
-      list(APPEND features ${_vkc_subgroup_features_${type}} subgroup_ballot subgroup_shuffle)
+      list(APPEND features ${_vkc_subgroup_features_uint} subgroup_ballot subgroup_shuffle)
     elseif(kernel STREQUAL "segmented")
       # (heads, value) pairs scanned through subgroup shuffles (vkc/block_segmented.glsl); exact
       # double min/max compare the bits as 64-bit integers

@@ -282,9 +282,12 @@ int selftest(int argc, char** argv) {
                 c.count = n;
                 c.options.descending = descending;
                 c.options.test.force_fallback = k % 3 == 1;
-                const bool wide = vkc::size_of(key) == 8; // its bit range has a digit across the words
-                if (k % 3 == 2) c.options.begin_bit = wide ? 28 : 4, c.options.end_bit = wide ? 52 : 28;
-                const bool is_float = key == vkc::Type::f32 || key == vkc::Type::f64;
+                const size_t key_size = vkc::size_of(key); // a 64-bit key's range has a digit across the words
+                if (k % 3 == 2) {
+                    c.options.begin_bit = key_size == 8 ? 28 : key_size == 4 ? 4 : 2;
+                    c.options.end_bit = key_size == 8 ? 52 : key_size == 4 ? 28 : uint32_t(8 * key_size) - 1;
+                }
+                const bool is_float = vkc::is_float(key);
                 c.pattern = k % 2 ? vkc::verify::SortPattern::few
                                   : is_float ? vkc::verify::SortPattern::floats_special : vkc::verify::SortPattern::random;
                 c.seed = uint64_t(k) + 1;
@@ -293,12 +296,14 @@ int selftest(int argc, char** argv) {
             }
             rows.push_back(row);
         };
-        for (vkc::Type key : {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32, vkc::Type::u64, vkc::Type::i64,
+        for (vkc::Type key : {vkc::Type::u8, vkc::Type::i8, vkc::Type::u16, vkc::Type::i16, vkc::Type::f16,
+                              vkc::Type::u32, vkc::Type::i32, vkc::Type::f32, vkc::Type::u64, vkc::Type::i64,
                               vkc::Type::f64}) {
             for (bool descending : {false, true}) sort_row(key, 0, descending);
         }
-        for (uint32_t value_bytes : {4u, 8u, 16u}) sort_row(vkc::Type::u32, value_bytes, false);
+        for (uint32_t value_bytes : {1u, 2u, 4u, 8u, 16u}) sort_row(vkc::Type::u32, value_bytes, false);
         sort_row(vkc::Type::u64, 8, false);
+        sort_row(vkc::Type::u16, 1, false);
     }
 
     // Device-wide select: each item type flagged, by a predicate, unique, and partitioned by a

@@ -14,9 +14,11 @@
 // counts that predecessor's keys itself). Stable: equal keys keep their input order. A pass whose
 // digit is the same for every key copies the keys instead (its place in the double buffer kept).
 //
-// Keys: u32, i32, f32, u64, i64 and f64, ordered as numbers (floats: -0 before +0; NaNs with the
-// sign bit set first, the others last, as CUB places them); 8 bits a pass, so 64-bit keys take 8
-// passes unless a bit range says fewer. Values: 4, 8 or 16 bytes each, moved with their keys.
+// Keys: u8, i8, u16, i16, f16, u32, i32, f32, u64, i64 and f64, ordered as numbers (floats: -0
+// before +0; NaNs with the sign bit set first, the others last, as CUB places them); 8 bits a pass,
+// so 64-bit keys take 8 passes unless a bit range says fewer. Values: 1, 2, 4, 8 or 16 bytes each,
+// moved with their keys. 8- and 16-bit keys and 1- and 2-byte values need the device's 8- and
+// 16-bit storage access (their module reads and writes them at their width).
 #pragma once
 
 #include "vkc/api.hpp"

@@ -37,8 +37,16 @@ layout(constant_id = VKC_SPEC_SUBGROUPS_PACKED) const bool subgroups_packed = tr
 // Words of a value (0: keys only; 1, 2 or 4), and of a key less one (VKC_SORT_KEY_WORDS_SHIFT).
 layout(constant_id = VKC_SPEC_KERNEL) const uint sort_shape = 0u;
 const uint value_words = sort_shape & 15u;
-const bool wide_keys = (sort_shape >> VKC_SORT_KEY_WORDS_SHIFT) != 0u; // 64-bit keys
+const bool wide_keys = ((sort_shape >> VKC_SORT_KEY_WORDS_SHIFT) & 15u) != 0u; // 64-bit keys
 const uint key_words = wide_keys ? 2u : 1u;
+// The uchar module (ITEM_BYTES 1) also moves 8- and 16-bit keys and 1- and 2-byte values, through
+// views of the same bindings: such an item is one word in registers, zero-extended.
+const uint narrow_key_bytes = (sort_shape >> VKC_SORT_NARROW_KEY_SHIFT) & 3u;
+const uint narrow_value_bytes = (sort_shape >> VKC_SORT_NARROW_VALUE_SHIFT) & 3u;
+#if ITEM_BYTES == 1
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 #define VKC_SUBGROUPS_PACKED subgroups_packed
 // Mesa 22 sizes shared arrays from the unspecialised work-group size (1): literal capacities. Both
 // modules take tiles of 4096 keys: the subgroup module over 512 invocations of 8 keys, the
@@ -75,6 +83,45 @@ layout(set = 0, binding = 2, std430) coherent buffer State { uint state[]; };
 layout(set = 0, binding = 3, std430) readonly buffer IndirectCount { uint indirect_count_words[]; };
 layout(set = 0, binding = 4, std430) readonly buffer ValuesIn { uint values_in[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer ValuesOut { uint values_out[]; };
+#if ITEM_BYTES == 1
+layout(set = 0, binding = 0, std430) readonly buffer KeysIn8 { uint8_t keys_in8[]; };
+layout(set = 0, binding = 0, std430) readonly buffer KeysIn16 { uint16_t keys_in16[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer KeysOut8 { uint8_t keys_out8[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer KeysOut16 { uint16_t keys_out16[]; };
+layout(set = 0, binding = 4, std430) readonly buffer ValuesIn8 { uint8_t values_in8[]; };
+layout(set = 0, binding = 4, std430) readonly buffer ValuesIn16 { uint16_t values_in16[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer ValuesOut8 { uint8_t values_out8[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer ValuesOut16 { uint16_t values_out16[]; };
+#endif
+
+// Word `word` of item `index` of the keys (values false) or the values, `stride` words an item; an 8-
+// or 16-bit item is one word.
+uint read_word(bool values, uint index, uint stride, uint word) {
+#if ITEM_BYTES == 1
+    const uint narrow = values ? narrow_value_bytes : narrow_key_bytes;
+    // Each load converted on its own: a select between 8- or 16-bit values would need Int8 or Int16.
+    if (narrow == 1u) return values ? uint(values_in8[index]) : uint(keys_in8[index]);
+    if (narrow == 2u) return values ? uint(values_in16[index]) : uint(keys_in16[index]);
+#endif
+    return values ? values_in[index * stride + word] : keys_in[index * stride + word];
+}
+void write_word(bool values, uint index, uint stride, uint word, uint w) {
+#if ITEM_BYTES == 1
+    const uint narrow = values ? narrow_value_bytes : narrow_key_bytes;
+    if (narrow == 1u) {
+        if (values) values_out8[index] = uint8_t(w);
+        else keys_out8[index] = uint8_t(w);
+        return;
+    }
+    if (narrow == 2u) {
+        if (values) values_out16[index] = uint16_t(w);
+        else keys_out16[index] = uint16_t(w);
+        return;
+    }
+#endif
+    if (values) values_out[index * stride + word] = w;
+    else keys_out[index * stride + word] = w;
+}
 
 layout(push_constant, std430) uniform Params {
     uint count;      // keys (with FLAG_COUNT_ON_DEVICE: at most this many)
@@ -109,7 +156,10 @@ uint key_count() {
 uvec2 ordered(uint lo, uint hi) {
     uint transform = (params.flags >> VKC_SORT_TRANSFORM_SHIFT) & 3u;
     uvec2 k = uvec2(lo, hi);
-    if (!wide_keys) {
+    if (narrow_key_bytes != 0u) { // 8 or 16 bits: int flips the sign bit, half as float does
+        const uint sign = 1u << (8u * narrow_key_bytes - 1u), mask = 2u * sign - 1u;
+        k.x = transform == 1u ? lo ^ sign : transform == 2u ? ((lo & sign) != 0u ? ~lo & mask : lo | sign) : lo;
+    } else if (!wide_keys) {
         k.x = transform == 1u ? vkc_radix_key_int(int(lo)) : transform == 2u ? vkc_radix_key_float(lo) : lo;
     } else if (transform == 1u) {
         k.y ^= 0x80000000u;
@@ -126,7 +176,7 @@ uint bits_of(uvec2 k, uint bit, uint width) {
     if (wide_keys && bit + width > 32u) low |= k.y << (32u - bit); // a digit across the words
     return low & mask;
 }
-uint key_word(uint index, uint word) { return keys_in[index * key_words + word]; }
+uint key_word(uint index, uint word) { return read_word(false, index, key_words, word); }
 
 // ---- MODE_HISTOGRAM ---------------------------------------------------------------------------
 // The work-group's counts in vkc_radix_stage (passes x 256 words), added to the scratch's at the end.
@@ -313,8 +363,7 @@ uint counter_shift(uint digit) { return 16u * (digit / (DIGITS / 2u)); }
 // Word `word` of the tile's keys (values false) or values, each of `stride` words.
 void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, bool values, uint stride, uint word) {
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        uint at = (first + position_of(i)) * stride + word;
-        words[i] = position_of(i) < valid ? (values ? values_in[at] : keys_in[at]) : 0u;
+        words[i] = position_of(i) < valid ? read_word(values, first + position_of(i), stride, word) : 0u;
     }
 }
 
@@ -370,8 +419,7 @@ uint position_of(uint i) { return gl_LocalInvocationIndex * VKC_ITEMS + i; }
 void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, bool values, uint stride, uint word) {
     const uint t = gl_LocalInvocationIndex;
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        uint at = (first + i * SIZE + t) * stride + word;
-        words[i] = i * SIZE + t < valid ? (values ? values_in[at] : keys_in[at]) : 0u;
+        words[i] = i * SIZE + t < valid ? read_word(values, first + i * SIZE + t, stride, word) : 0u;
     }
     to_blocked(words);
 }
@@ -391,16 +439,15 @@ void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS], out uint first
 // A pass whose digit is the same for every key: the tile's keys and values go out where they were.
 void copy_tile(uint keys[VKC_ITEMS], uint highs[VKC_ITEMS], uint first, uint valid) {
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-        uint at = (first + position_of(i)) * key_words;
         if (position_of(i) >= valid) continue;
-        keys_out[at] = keys[i];
-        if (wide_keys) keys_out[at + 1u] = highs[i];
+        write_word(false, first + position_of(i), key_words, 0u, keys[i]);
+        if (wide_keys) write_word(false, first + position_of(i), key_words, 1u, highs[i]);
     }
     for (uint c = 0u; c < value_words; ++c) {
         uint words[VKC_ITEMS];
         load_tile(words, first, valid, true, value_words, c);
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-            if (position_of(i) < valid) values_out[(first + position_of(i)) * value_words + c] = words[i];
+            if (position_of(i) < valid) write_word(true, first + position_of(i), value_words, c, words[i]);
         }
     }
 }
@@ -480,9 +527,9 @@ void sort_tile() {
         uint k = i * SIZE + t;
         digits[i] = digit_of(keys[i], wide_keys ? highs[i] : 0u);
         if (k < valid) {
-            uint at = (digit_offset[digits[i]] + k) * key_words;
-            keys_out[at] = keys[i];
-            if (wide_keys) keys_out[at + 1u] = highs[i];
+            const uint at = digit_offset[digits[i]] + k;
+            write_word(false, at, key_words, 0u, keys[i]);
+            if (wide_keys) write_word(false, at, key_words, 1u, highs[i]);
         }
     }
     for (uint c = 0u; c < value_words; ++c) {
@@ -491,7 +538,7 @@ void sort_tile() {
         to_sorted_striped(words, ranks);
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
             uint k = i * SIZE + t;
-            if (k < valid) values_out[(digit_offset[digits[i]] + k) * value_words + c] = words[i];
+            if (k < valid) write_word(true, digit_offset[digits[i]] + k, value_words, c, words[i]);
         }
     }
 }

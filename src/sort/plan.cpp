@@ -23,8 +23,10 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // The key transform the kernel orders by (VKC_SORT_TRANSFORM_SHIFT).
 uint32_t transform_of(Type key) {
-    return key == Type::i32 || key == Type::i64 ? 1u : key == Type::f32 || key == Type::f64 ? 2u : 0u;
+    return is_signed_integer(key) ? 1u : is_float(key) ? 2u : 0u;
 }
+// 8- and 16-bit keys and 1- and 2-byte values: the uchar module's views of the bindings move them.
+bool narrow_sort(Type key, uint32_t value_bytes) { return size_of(key) < 4 || value_bytes == 1 || value_bytes == 2; }
 } // namespace
 
 SortPlan::SortPlan() = default;
@@ -61,10 +63,7 @@ void SortPlan::record(VkCommandBuffer cmd) const {
     s.core->check_allocations(failed_before, "SortPlan::record");
 }
 
-bool is_sort_key(Type key) {
-    return key == Type::u32 || key == Type::i32 || key == Type::f32 || key == Type::u64 || key == Type::i64 ||
-           key == Type::f64;
-}
+bool is_sort_key(Type key) { return is_integer(key) || is_float(key); }
 
 uint32_t sort_passes(Type key, const SortOptions& o) {
     uint32_t end = o.end_bit ? o.end_bit : uint32_t(8 * size_of(key));
@@ -74,11 +73,13 @@ uint32_t sort_passes(Type key, const SortOptions& o) {
 void check_sort_arguments(Type key, uint32_t value_bytes, uint64_t count, const SortOptions& o, const char* what) {
     if (!is_sort_key(key)) {
         throw Error(std::string(what) + ": keys of type " + std::string(name(key)) +
-                    " are not supported (uint, int, float, ulong, long and double keys are)");
+                    " are not supported (uchar, char, ushort, short, half, uint, int, float, ulong, long and double "
+                    "keys are)");
     }
-    if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8 && value_bytes != 16) {
+    if (value_bytes != 0 && value_bytes != 1 && value_bytes != 2 && value_bytes != 4 && value_bytes != 8 &&
+        value_bytes != 16) {
         throw Error(std::string(what) + ": values of " + std::to_string(value_bytes) +
-                    " bytes are not supported (4, 8 or 16 bytes are)");
+                    " bytes are not supported (1, 2, 4, 8 or 16 bytes are)");
     }
     uint32_t key_bits = uint32_t(8 * size_of(key));
     uint32_t end = o.end_bit ? o.end_bit : key_bits;
@@ -113,11 +114,13 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const DeviceInfo& dev = info;
     // The subgroup module ranks a subgroup's keys by ballots into 16-bit counters, a subgroup's
     // counters a row: it needs its 512 invocations packed into 32 subgroups or fewer, of at most 128
-    // (a ballot's bits). Elsewhere the shared-memory module of 256 invocations sorts.
-    const ModuleInfo* m = &select_module(Collective::radix_sort, Type::u32, Op::add, o.path);
+    // (a ballot's bits). Elsewhere the shared-memory module of 256 invocations sorts. 8- and 16-bit
+    // keys and 1- and 2-byte values take the uchar module (8- and 16-bit storage access).
+    const Type module_type = narrow_sort(key, value_bytes) ? Type::u8 : Type::u32;
+    const ModuleInfo* m = &select_module(Collective::radix_sort, module_type, Op::add, o.path);
     if (m->path == Path::subgroup && (!sort_subgroup_size_fits(dev) || !known_packed(sort_workgroup_size(Path::subgroup)) ||
                                       dev.min_subgroup_size < 16 || dev.max_subgroup_size > 128)) {
-        m = &select_module(Collective::radix_sort, Type::u32, Op::add, Path::shared_memory);
+        m = &select_module(Collective::radix_sort, module_type, Op::add, Path::shared_memory);
     }
     const uint32_t size = sort_workgroup_size(m->path);
     check_shape({size});
@@ -157,7 +160,11 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     if (count == 0 || passes == 0) return plan; // nothing moves
     st.passes = passes;
     st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
-    const uint32_t shape = value_bytes / 4 | (uint32_t(size_of(key)) / 4 - 1) << VKC_SORT_KEY_WORDS_SHIFT;
+    const uint32_t key_size = uint32_t(size_of(key));
+    const uint32_t shape = (value_bytes >= 4 ? value_bytes / 4 : value_bytes ? 1 : 0) |
+                           (key_size == 8 ? 1u : 0u) << VKC_SORT_KEY_WORDS_SHIFT |
+                           (key_size < 4 ? key_size : 0u) << VKC_SORT_NARROW_KEY_SHIFT |
+                           (value_bytes < 4 ? value_bytes : 0u) << VKC_SORT_NARROW_VALUE_SHIFT;
     st.pipeline = pipelines.pipeline(*m, {size}, m->path == Path::subgroup, 0, false, shape);
 
     allocate_sets(vk, device, allocator, pipelines.set_layout, 2, st.pool, st.sets);

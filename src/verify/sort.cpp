@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <random>
 
 #include "verify/runner.hpp"
@@ -15,9 +16,9 @@ namespace {
 // others above all).
 template <class K>
 K ordered(Type t, K bits) {
-    constexpr K sign = K(1) << (8 * sizeof(K) - 1);
-    if (t == Type::i32 || t == Type::i64) return bits ^ sign;
-    if (t == Type::f32 || t == Type::f64) return (bits & sign) ? K(~bits) : K(bits | sign);
+    constexpr K sign = K(K(1) << (8 * sizeof(K) - 1));
+    if (is_signed_integer(t)) return K(bits ^ sign);
+    if (is_float(t)) return (bits & sign) ? K(~bits) : K(bits | sign);
     return bits;
 }
 template <class K>
@@ -27,7 +28,7 @@ K sort_key(Type t, K bits, const SortOptions& o) {
     const uint32_t end = o.end_bit ? o.end_bit : uint32_t(8 * sizeof(K));
     const uint32_t width = end - o.begin_bit;
     if (width == 0) return 0;
-    return K(k >> o.begin_bit) & (width == 8 * sizeof(K) ? K(~K(0)) : K((K(1) << width) - 1));
+    return K(K(k >> o.begin_bit) & (width == 8 * sizeof(K) ? K(~K(0)) : K((K(1) << width) - 1)));
 }
 template <class K>
 std::vector<uint32_t> reference_order(Type key, const std::vector<K>& keys, const SortOptions& o) {
@@ -101,6 +102,34 @@ std::vector<uint64_t> sort_keys_64(SortPattern p, uint64_t n, uint64_t seed) {
     return k;
 }
 
+// 8- and 16-bit keys of a pattern (floats_special: halves), `bits` wide.
+template <class K>
+std::vector<K> sort_keys_narrow(SortPattern p, uint64_t n, uint64_t seed) {
+    constexpr uint32_t bits = 8 * sizeof(K);
+    constexpr uint32_t all = (1u << bits) - 1, half_bits = bits / 2;
+    std::mt19937_64 rng(seed);
+    std::vector<K> k(n);
+    static const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x3c00, 0xbc00};
+    for (uint64_t i = 0; i < n; ++i) {
+        uint32_t r = uint32_t(rng());
+        uint32_t v = 0;
+        switch (p) {
+        case SortPattern::random: v = r; break;
+        case SortPattern::equal: v = 0x1234u; break;
+        case SortPattern::sorted: v = uint32_t(i * all / std::max<uint64_t>(n, 1)); break;
+        case SortPattern::reversed: v = uint32_t((n - i) * all / std::max<uint64_t>(n, 1)); break;
+        case SortPattern::few: v = r % 5 * 0x0101u; break;
+        case SortPattern::high_bits: v = r & (all ^ ((1u << half_bits) - 1)); break;
+        case SortPattern::low_bits: v = r & ((1u << half_bits) - 1); break;
+        case SortPattern::floats_special: // halves: specials among numbers of both signs
+            v = r % 3 ? special[r % 10] : (r & 0x8000u) | (0x3000u + (r >> 8) % 0x1800u);
+            break;
+        }
+        k[i] = K(v & all);
+    }
+    return k;
+}
+
 std::vector<uint32_t> sort_reference_order(Type key, const std::vector<uint32_t>& keys, const SortOptions& o) {
     return reference_order(key, keys, o);
 }
@@ -122,28 +151,35 @@ std::string SortCase::label() const {
 }
 
 namespace {
+// Value bytes of item i: its words i * 4 + w, or their low bytes for 1- and 2-byte values.
+void value_of(uint64_t i, uint32_t value_bytes, uint8_t* out) {
+    for (uint32_t w = 0; w * 4 < value_bytes; ++w) {
+        const uint32_t word = uint32_t(i) * 4 + w;
+        std::memcpy(out + w * 4, &word, std::min(4u, value_bytes));
+    }
+}
+
 template <class K>
 void run_typed(Context& ctx, const SortCase& c, detail::Runner& r) {
     std::vector<K> keys;
     if constexpr (sizeof(K) == 8) keys = sort_keys_64(c.pattern, c.count, c.seed);
-    else keys = sort_keys(c.pattern, c.count, c.seed);
+    else if constexpr (sizeof(K) == 4) keys = sort_keys(c.pattern, c.count, c.seed);
+    else keys = sort_keys_narrow<K>(c.pattern, c.count, c.seed);
     std::vector<uint32_t> order = reference_order(c.key, keys, c.options);
     std::vector<K> got = keys;
-    const uint32_t words = c.value_bytes / 4;
-    std::vector<uint32_t> values(c.count * words);
+    const uint32_t vb = c.value_bytes;
+    std::vector<uint8_t> values(c.count * vb), want(vb);
+    for (uint64_t i = 0; i < c.count; ++i) value_of(i, vb, &values[i * vb]);
+    ctx.sort_host(got.data(), vb ? values.data() : nullptr, c.count, c.key, vb, c.options);
     for (uint64_t i = 0; i < c.count; ++i) {
-        for (uint32_t w = 0; w < words; ++w) values[i * words + w] = uint32_t(i) * 4 + w;
-    }
-    ctx.sort_host(got.data(), words ? values.data() : nullptr, c.count, c.key, c.value_bytes, c.options);
-    for (uint64_t i = 0; i < c.count; ++i) {
-        bool value_ok = true;
-        for (uint32_t w = 0; w < words; ++w) value_ok = value_ok && values[i * words + w] == order[i] * 4 + w;
+        value_of(order[i], vb, want.data());
+        const bool value_ok = vb == 0 || std::memcmp(&values[i * vb], want.data(), vb) == 0;
         if (got[i] != keys[order[i]] || !value_ok) {
-            r.fail("position " + std::to_string(i) + ": key " + std::to_string(got[i]) + " (want " +
-                   std::to_string(keys[order[i]]) + ")" +
-                   (words ? ", value " + std::to_string(values[i * words]) + " (want " + std::to_string(order[i] * 4) +
-                                ")"
-                          : ""));
+            uint32_t got_value = 0, want_value = 0;
+            if (vb) std::memcpy(&got_value, &values[i * vb], std::min(4u, vb)), std::memcpy(&want_value, want.data(), std::min(4u, vb));
+            r.fail("position " + std::to_string(i) + ": key " + std::to_string(uint64_t(got[i])) + " (want " +
+                   std::to_string(uint64_t(keys[order[i]])) + ")" +
+                   (vb ? ", value " + std::to_string(got_value) + " (want " + std::to_string(want_value) + ")" : ""));
             return;
         }
     }
@@ -152,10 +188,17 @@ void run_typed(Context& ctx, const SortCase& c, detail::Runner& r) {
 } // namespace
 
 Outcome run_sort_case(Context& ctx, const SortCase& c) {
-    return detail::guarded(ctx, Collective::radix_sort, Type::u32, Op::add, [&](detail::Runner& r) {
-        r.outcome.module = ctx.device().select_module(Collective::radix_sort, Type::u32, Op::add, c.options.path).name;
-        if (size_of(c.key) == 8) run_typed<uint64_t>(ctx, c, r);
-        else run_typed<uint32_t>(ctx, c, r);
+    // 8- and 16-bit keys and 1- and 2-byte values take the uchar module (src/sort/plan.cpp).
+    const bool narrow = size_of(c.key) < 4 || c.value_bytes == 1 || c.value_bytes == 2;
+    const Type module = narrow ? Type::u8 : Type::u32;
+    return detail::guarded(ctx, Collective::radix_sort, module, Op::add, [&](detail::Runner& r) {
+        r.outcome.module = ctx.device().select_module(Collective::radix_sort, module, Op::add, c.options.path).name;
+        switch (size_of(c.key)) {
+        case 1: run_typed<uint8_t>(ctx, c, r); break;
+        case 2: run_typed<uint16_t>(ctx, c, r); break;
+        case 8: run_typed<uint64_t>(ctx, c, r); break;
+        default: run_typed<uint32_t>(ctx, c, r); break;
+        }
     });
 }
 

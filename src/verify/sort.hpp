@@ -17,7 +17,8 @@ namespace vkc::verify {
 enum class SortPattern { random, equal, sorted, reversed, few, high_bits, low_bits, floats_special };
 const char* name(SortPattern);
 std::vector<uint32_t> sort_keys(SortPattern, uint64_t count, uint64_t seed);
-// The same patterns for 64-bit keys (floats_special: doubles).
+// The same patterns for 64-bit keys (floats_special: doubles); 8- and 16-bit keys (halves) are drawn
+// in src/verify/sort.cpp.
 std::vector<uint64_t> sort_keys_64(SortPattern, uint64_t count, uint64_t seed);
 
 // The order the sort must give: key indices, stable, by the options' bits of the ordered key (the
