@@ -240,7 +240,8 @@ public:
     void reduce_host(const void* items, void* result, uint64_t count, Type, Op, const ScanOptions&);
 
     // ---- Device-wide radix sort (see include/vkc/sort.hpp) ----
-    // Keys u32, i32, f32, u64, i64, f64; values of 4, 8 or 16 bytes. Throws Error naming what is wrong.
+    // Keys u8, i8, u16, i16, f16, u32, i32, f32, u64, i64, f64; values of 1, 2, 4, 8 or 16 bytes.
+    // Throws Error naming what is wrong.
 
     // On this Context's Buffers, waiting for the result, which ends in `keys` (and `values`): the
     // alternate buffers and the scratch are made for the call. With timing on, last_gpu_ms() is the
@@ -250,7 +251,8 @@ public:
                     const SortOptions& = {});
     // A sort plan of this Context's device on its queue, waited for (the barrier before it included).
     void run(const SortPlan& plan);
-    // Host arrays: K uint32_t, int32_t or float; V any type of 4, 8 or 16 bytes.
+    // Host arrays: K any key type's host type (uint8_t to double, vkc::half); V any type of 1, 2, 4, 8
+    // or 16 bytes.
     template <class K>
     std::vector<K> sort(std::span<const K> keys, const SortOptions& options = {}) {
         std::vector<K> out(keys.begin(), keys.end());

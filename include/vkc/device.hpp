@@ -192,8 +192,9 @@ public:
     void prepare_scans(std::span<const ScanPreparation> preparations, uint32_t threads = 0);
 
     // ---- Device-wide radix sort (include/vkc/sort.hpp) ----
-    // Keys u32, i32, f32, u64, i64, f64; values of 4, 8 or 16 bytes; count up to sort_max_count, 0 included (nothing
-    // happens). Throws Error naming what is wrong with the arguments.
+    // Keys u8, i8, u16, i16, f16, u32, i32, f32, u64, i64, f64; values of 1, 2, 4, 8 or 16 bytes; count
+    // up to sort_max_count, 0 included (nothing happens). Throws Error naming what is wrong with the
+    // arguments.
 
     // Scratch bytes a sort of count keys needs (the same for keys and pairs).
     uint64_t sort_scratch_bytes(Type key, uint64_t count, const SortOptions& = {}) const;

@@ -169,7 +169,7 @@ typedef uint32_t VkcSortFlags;
 typedef struct VkcSortPlanCreateInfo {
     VkcType keyType;     /* VKC_TYPE_U32, _I32, _F32, _U64, _I64 or _F64: ordered as numbers (float: -0 before
                           * +0, NaNs at the ends) */
-    uint32_t valueBytes; /* 0: keys only; 4, 8 or 16: values moved with their keys */
+    uint32_t valueBytes; /* 0: keys only; 1, 2, 4, 8 or 16: values moved with their keys */
     VkcSortFlags flags;
     uint32_t beginBit;   /* sort by bits [beginBit, endBit) of the ordered key; endBit 0: every bit */
     uint32_t endBit;

@@ -71,7 +71,7 @@ SortPlan Device::plan_sort_pairs(Type key, uint32_t value_bytes, uint64_t count,
                                  const BufferRange& keys_alternate, const BufferRange& values,
                                  const BufferRange& values_alternate, const BufferRange& scratch,
                                  const SortOptions& o) {
-    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (4, 8 or 16 bytes are supported)");
+    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (1, 2, 4, 8 or 16 bytes are supported)");
     return state_->make_sort_plan(key, value_bytes, count, {keys, keys_alternate, values, values_alternate, scratch},
                                   o);
 }
@@ -83,7 +83,7 @@ SortPlan Device::plan_sort_pairs(Type key, uint32_t value_bytes, const IndirectC
                                  const BufferRange& keys_alternate, const BufferRange& values,
                                  const BufferRange& values_alternate, const BufferRange& scratch,
                                  const SortOptions& o) {
-    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (4, 8 or 16 bytes are supported)");
+    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (1, 2, 4, 8 or 16 bytes are supported)");
     return state_->make_sort_plan(key, value_bytes, count.max_count,
                                   {keys, keys_alternate, values, values_alternate, scratch}, o, &count);
 }

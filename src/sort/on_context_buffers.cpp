@@ -27,7 +27,7 @@ void Context::sort(Buffer& keys, Type key, uint64_t count, const SortOptions& o)
 
 void Context::sort_pairs(Buffer& keys, Buffer& values, Type key, uint32_t value_bytes, uint64_t count,
                          const SortOptions& o) {
-    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (4, 8 or 16 bytes are supported)");
+    if (value_bytes == 0) throw Error("sort_pairs: value_bytes is 0 (1, 2, 4, 8 or 16 bytes are supported)");
     sort_buffers(keys, &values, key, value_bytes, count, o, "sort_pairs");
 }
 
