@@ -124,7 +124,7 @@ function(_vkc_required_features out kernel type op path)
       # (heads, value) pairs scanned through subgroup shuffles (vkc/block_segmented.glsl); exact
       # double min/max compare the bits as 64-bit integers
       list(APPEND features subgroup_shuffle subgroup_shuffle_relative)
-      if(_vkc_op_compares_${op} AND _vkc_bytes_${type} GREATER_EQUAL 4)
+      if(_vkc_op_compares_${op})
         list(APPEND features ${_vkc_subgroup_compare_features_${type}})
       endif()
     elseif(kernel STREQUAL "select")

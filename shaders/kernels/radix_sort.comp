@@ -61,7 +61,7 @@ const uint narrow_value_bytes = (sort_shape >> VKC_SORT_NARROW_VALUE_SHIFT) & 3u
 #define VKC_SCRATCH_CAPACITY VKC_SORT_SIZE
 #if VKC_SUBGROUP_ARITHMETIC
 // The subgroup module ranks by ballots (rank_tile below); the host takes it where the work-group of
-// 256 is packed into subgroups of 16 to 128 invocations.
+// 512 is packed into subgroups of 16 to 128 invocations.
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #define VKC_TYPE uint

@@ -12,7 +12,6 @@
 
 namespace vkc {
 
-// Value and key types a segmented plan takes: 32- and 64-bit integers and floats.
 // Key types the segments take: 32- and 64-bit integers and floats.
 bool is_segmented_key(Type key);
 // Value types: those, and 8- and 16-bit integers (combined as 32-bit integers, stored at their width).
