@@ -106,8 +106,8 @@ function(_vkc_required_features out kernel type op path)
   endif()
   if(kernel STREQUAL "select" OR kernel STREQUAL "segmented" OR kernel STREQUAL "radix_sort")
     # 8- and 16-bit items are only loaded and stored (the segmented kernel combines them as 32-bit
-    # integers): storage access alone
-    list(REMOVE_ITEM features shader_int8 shader_int16)
+    # integers or floats): storage access alone
+    list(REMOVE_ITEM features shader_int8 shader_int16 shader_float16)
   endif()
   if(kernel STREQUAL "radix_sort" AND type STREQUAL "uchar")
     # the sort's narrow module moves 8- and 16-bit keys and values alike

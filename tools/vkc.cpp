@@ -399,8 +399,9 @@ int selftest(int argc, char** argv) {
         const uint64_t tile = vkc::segmented_tile_items;
         const vkc::Type key_types[] = {vkc::Type::u32, vkc::Type::i32, vkc::Type::f32,
                                        vkc::Type::u64, vkc::Type::i64, vkc::Type::f64};
-        const vkc::Type value_types[] = {vkc::Type::u8,  vkc::Type::i8,  vkc::Type::u16, vkc::Type::i16, vkc::Type::u32,
-                                         vkc::Type::i32, vkc::Type::f32, vkc::Type::u64, vkc::Type::i64, vkc::Type::f64};
+        const vkc::Type value_types[] = {vkc::Type::u8,  vkc::Type::i8,  vkc::Type::u16, vkc::Type::i16,
+                                         vkc::Type::f16, vkc::Type::u32, vkc::Type::i32, vkc::Type::f32,
+                                         vkc::Type::u64, vkc::Type::i64, vkc::Type::f64};
         using vkc::SegmentedOutput;
         const SegmentedOutput outputs[] = {SegmentedOutput::reduce, SegmentedOutput::scan_inclusive,
                                            SegmentedOutput::scan_exclusive};

@@ -57,7 +57,8 @@
 // Values: u32, i32, f32, u64, i64, f64, and u8, i8, u16, i16 (they need the device's 8- or 16-bit
 // storage access; combined as 32-bit integers and stored at their width: add and mul wrap as the
 // type's, min and max stay in its range, and their identity is the type's largest or smallest
-// value). Keys: the six 32- and 64-bit types. Count up to segmented_max_count.
+// value), and f16 (16-bit storage access; combined as floats and rounded to half once, when
+// stored). Keys: the six 32- and 64-bit types. Count up to segmented_max_count.
 #pragma once
 
 #include "vkc/api.hpp"

@@ -54,13 +54,17 @@ const uint ORDER_FLOAT = 2u;
 // width and combined as 32-bit integers: add, mul and the bitwise and logical operators give the
 // type's wrapped result once narrowed; min and max of narrow values stay in the type's range, all
 // but their identity, which saturates to it (an exclusive min's first item: the type's largest).
+// Half values are combined as floats and rounded to half once, when stored: a sum of many halves
+// keeps float precision (the rounding a step at a time would lose), and min and max are exact.
 #if ITEM_BYTES < 4
 #if ITEM_BYTES == 1
 #extension GL_EXT_shader_8bit_storage : require
 #else
 #extension GL_EXT_shader_16bit_storage : require
 #endif
-#if ITEM_SIGNED
+#if ITEM_FLOAT
+#define VALUE_TYPE float
+#elif ITEM_SIGNED
 #define VALUE_TYPE int
 #else
 #define VALUE_TYPE uint
@@ -121,14 +125,14 @@ VALUE_TYPE value_from(uvec2 bits) {
 VALUE_TYPE load_value(uint index) {
     if (!reads_values) return value_from(uvec2(0u));
 #if ITEM_BYTES < 4
-    return VALUE_TYPE(narrow_values[index]); // sign- or zero-extended
+    return VALUE_TYPE(narrow_values[index]); // sign- or zero-extended, or a half widened exactly
 #else
     return value_from(uvec2(values_in[index * VALUE_WORDS], VALUE_WORDS == 2u ? values_in[index * VALUE_WORDS + 1u] : 0u));
 #endif
 }
 void store_value(uint index, VALUE_TYPE value) {
 #if ITEM_BYTES < 4
-#if defined(ITEM_OP_min) || defined(ITEM_OP_max)
+#if !ITEM_FLOAT && (defined(ITEM_OP_min) || defined(ITEM_OP_max))
     const int bits = 8 * ITEM_BYTES;
     value = ITEM_SIGNED != 0 ? VALUE_TYPE(clamp(int(value), -(1 << (bits - 1)), (1 << (bits - 1)) - 1))
                              : VALUE_TYPE(min(uint(value), (1u << bits) - 1u));

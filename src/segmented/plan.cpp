@@ -54,7 +54,8 @@ bool is_segmented_key(Type key) {
 }
 
 bool is_segmented_value(Type value) {
-    return is_segmented_key(value) || value == Type::u8 || value == Type::i8 || value == Type::u16 || value == Type::i16;
+    return is_segmented_key(value) || value == Type::u8 || value == Type::i8 || value == Type::u16 || value == Type::i16 ||
+           value == Type::f16;
 }
 
 const char* segmented_call_name(const SegmentedOptions& o) {
@@ -90,7 +91,7 @@ void check_segmented_arguments(Type value, Op op, uint64_t count, const Segmente
     }
     if (!is_segmented_value(value)) {
         throw Error(w + ": values of type " + std::string(name(value)) +
-                    " are not supported (uchar, char, ushort, short, uint, int, float, ulong, long and double values are)");
+                    " are not supported (uchar, char, ushort, short, half, uint, int, float, ulong, long and double values are)");
     }
     if (!has_op(value, op)) {
         throw Error(w + ": " + std::string(name(op)) + " is not defined on " + std::string(name(value)) + " values");

@@ -14,6 +14,16 @@ namespace vkc::verify {
 namespace {
 using detail::Rng;
 
+// What the kernel combines items of type T as: halves as floats (rounded to half once, when stored).
+template <class T>
+using Combined = std::conditional_t<std::is_same_v<T, half>, float, T>;
+
+template <class T>
+T stored(Combined<T> v) {
+    if constexpr (std::is_same_v<T, half>) return half(v);
+    else return v;
+}
+
 template <class T>
 T value_of(uint64_t bits) {
     if constexpr (sizeof(T) == 4) return std::bit_cast<T>(uint32_t(bits));
@@ -69,24 +79,24 @@ void check(detail::Runner& r, const SegmentedCase& c, const std::vector<uint32_t
     std::vector<T> want;
     std::vector<long double> want_sum, want_abs;
     std::vector<uint64_t> want_k, want_key_index;
-    T running = detail::identity<T>(op);
+    using C = Combined<T>;
+    C running = detail::identity<C>(op);
     long double sum = 0, abs_sum = 0;
     uint64_t k = 0;
+    auto emit = [&] { want.push_back(stored<T>(running)), want_sum.push_back(sum), want_abs.push_back(abs_sum), want_k.push_back(k); };
     for (uint64_t i = 0; i < c.count; ++i) {
         if (heads[i]) {
-            if (reduce && i > 0) {
-                want.push_back(running), want_sum.push_back(sum), want_abs.push_back(abs_sum), want_k.push_back(k);
-            }
+            if (reduce && i > 0) emit();
             if (reduce) want_key_index.push_back(i);
-            running = detail::identity<T>(op), sum = 0, abs_sum = 0, k = 0;
+            running = detail::identity<C>(op), sum = 0, abs_sum = 0, k = 0;
         }
-        if (exclusive) want.push_back(running), want_sum.push_back(sum), want_abs.push_back(abs_sum), want_k.push_back(k);
+        if (exclusive) emit();
         const T v = detail::prepare(op, values[i]);
-        running = detail::combine(op, running, v);
+        running = detail::combine(op, running, C(v));
         sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v)), ++k;
-        if (!reduce && !exclusive) want.push_back(running), want_sum.push_back(sum), want_abs.push_back(abs_sum), want_k.push_back(k);
+        if (!reduce && !exclusive) emit();
     }
-    if (reduce && c.count > 0) want.push_back(running), want_sum.push_back(sum), want_abs.push_back(abs_sum), want_k.push_back(k);
+    if (reduce && c.count > 0) emit();
     if (n != want.size()) {
         r.fail(std::string(reduce ? "segments " : "items ") + std::to_string(n) + " (want " + std::to_string(want.size()) + ")");
         return;
@@ -158,15 +168,16 @@ void check_offset_scans(detail::Runner& r, const SegmentedCase& c, const std::ve
     std::vector<long double> want_sum(c.count), want_abs(c.count);
     std::vector<uint64_t> want_k(c.count);
     std::vector<bool> inside(c.count, false);
+    using C = Combined<T>;
     for (size_t s = 0; s + 1 < offsets.size(); ++s) {
-        T running = detail::identity<T>(c.op);
+        C running = detail::identity<C>(c.op);
         long double sum = 0, abs_sum = 0;
         uint64_t k = 0;
         for (uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
             const T v = detail::prepare(c.op, values[i]);
-            if (inclusive) running = detail::combine(c.op, running, v), sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v)), ++k;
-            want[i] = running, want_sum[i] = sum, want_abs[i] = abs_sum, want_k[i] = k, inside[i] = true;
-            if (!inclusive) running = detail::combine(c.op, running, v), sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v)), ++k;
+            if (inclusive) running = detail::combine(c.op, running, C(v)), sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v)), ++k;
+            want[i] = stored<T>(running), want_sum[i] = sum, want_abs[i] = abs_sum, want_k[i] = k, inside[i] = true;
+            if (!inclusive) running = detail::combine(c.op, running, C(v)), sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v)), ++k;
         }
     }
     for (uint64_t i = 0; i < c.count; ++i) {
@@ -204,14 +215,16 @@ void check_offsets(detail::Runner& r, const SegmentedCase& c, const std::vector<
         check_offset_scans(r, c, offsets, values, got);
         return;
     }
+    using C = Combined<T>;
     for (uint32_t s = 0; s < o.segment_count; ++s) {
-        T want = detail::identity<T>(c.op);
+        C combined = detail::identity<C>(c.op);
         long double sum = 0, abs_sum = 0;
         for (uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
             const T v = detail::prepare(c.op, values[i]);
-            want = detail::combine(c.op, want, v);
+            combined = detail::combine(c.op, combined, C(v));
             sum += detail::wide(v), abs_sum += std::fabs(detail::wide(v));
         }
+        const T want = stored<T>(combined);
         const uint64_t k = offsets[s + 1] - offsets[s];
         std::string error;
         if (detail::is_float_v<T> && c.op == Op::add && k > 0) {
@@ -348,7 +361,7 @@ Outcome run_segmented_case(Context& ctx, const SegmentedCase& c) {
             c.options.by == Segments::keys ? std::vector<uint32_t>{} : segment_heads(c.pattern, c.count, c.seed);
         detail::with_host_type(c.value, [&](auto host) {
             using T = decltype(host);
-            if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint16_t> ||
+            if constexpr (std::is_same_v<T, half> || std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint16_t> ||
                           std::is_same_v<T, int16_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> ||
                           std::is_same_v<T, float> || std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t> ||
                           std::is_same_v<T, double>) {
