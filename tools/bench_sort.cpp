@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <cstdio>
 #include <functional>
@@ -22,19 +23,50 @@ namespace vkc::tool {
 
 namespace {
 
-// The keys bench/cuda/cub_sort sorts: its hash of the index (hash(i + 1) here); floats finite, of both
-// signs, over the whole exponent range.
-uint32_t key_at(uint64_t i, bool as_float) {
-    uint32_t h = hash(uint32_t(i) + 1);
-    return as_float ? (h & 0x807fffffu) | ((h % 254u + 1u) << 23) : h;
+// What a table column sorts: keys of a type, with 4-byte values (the input index) or none.
+struct Kind {
+    const char* op;   // bench/cuda/cub_sort's op and type, for its rows
+    const char* name;
+    Type key;
+    bool pairs;
+};
+// The default table, and --narrow's: 8- and 16-bit keys.
+const Kind wide_kinds[] = {{"sort_keys", "u32", Type::u32, false},
+                           {"sort_keys", "f32", Type::f32, false},
+                           {"sort_pairs", "u32", Type::u32, true},
+                           {"sort_keys", "u64", Type::u64, false}};
+const Kind narrow_kinds[] = {{"sort_keys", "u8", Type::u8, false},
+                             {"sort_keys", "u16", Type::u16, false},
+                             {"sort_keys", "f16", Type::f16, false},
+                             {"sort_pairs", "u16", Type::u16, true}};
+
+// The keys bench/cuda/cub_sort sorts: its hash of the index (hash(i + 1) here); floats finite, of
+// both signs, over the whole exponent range; u64 keys the u32 key low, another hash high; 8- and
+// 16-bit keys the u32 key's low bits.
+uint64_t key_at(uint64_t i, Type key) {
+    const uint32_t h = hash(uint32_t(i) + 1);
+    switch (key) {
+    case Type::f32: return (h & 0x807fffffu) | ((h % 254u + 1u) << 23);
+    case Type::f16: return (h & 0x83ffu) | ((h % 30u + 1u) << 10);
+    case Type::u64: return uint64_t(hash((uint32_t(i) ^ 0x55555555u) + 1)) << 32 | h;
+    case Type::u16: return h & 0xffffu;
+    case Type::u8: return h & 0xffu;
+    default: return h;
+    }
 }
-// Its u64 keys: the u32 key low, another hash high.
-uint64_t wide_key_at(uint64_t i) { return uint64_t(hash((uint32_t(i) ^ 0x55555555u) + 1)) << 32 | key_at(i, false); }
+
+// A key's bits in an order that sorts as unsigned (floats: negatives flipped whole).
+uint64_t ordered(uint64_t bits, Type key) {
+    if (key != Type::f32 && key != Type::f16) return bits;
+    const uint64_t sign = key == Type::f32 ? 0x80000000u : 0x8000u, all = 2 * sign - 1;
+    return bits & sign ? ~bits & all : bits | sign;
+}
 
 struct SortBenchOptions : SweepOptions {
     uint32_t end_bit = 0; // 0: every key bit
     uint32_t key_bits = 0; // integer keys keep only their low key_bits bits (0: all): passes whose
                            // digit is 0 for every key copy their tiles
+    bool narrow = false;   // the 8- and 16-bit keys' table
 };
 
 int run(const SortBenchOptions& o) {
@@ -46,11 +78,12 @@ int run(const SortBenchOptions& o) {
     const DeviceInfo& d = ctx.info();
     CubRows cub; // bench/cuda/cub_sort rows: op,type,n,median_ms,gitems_per_s
     if (!o.cub_csv.empty()) cub = read_cub_rows(o.cub_csv, 3);
+    const Kind* kinds = o.narrow ? narrow_kinds : wide_kinds;
     const uint64_t max_n = uint64_t(1) << o.max_log2;
     std::printf("# vkc bench sort: %s (%s), %s, 2^%d to 2^%d keys, median of %d runs, each measurement after "
                 "300 ms of its own work\n",
                 d.name.c_str(), d.driver.c_str(), today().c_str(), o.min_log2, o.max_log2, o.runs);
-    if (o.key_bits) std::printf("# u32 and u64 keys below 2^%u\n", o.key_bits);
+    if (o.key_bits) std::printf("# integer keys below 2^%u\n", o.key_bits);
     std::printf("# G/s: keys (or pairs) sorted a second; / bound: the time a copy of the passes' bytes takes\n"
                 "# (a read of the keys to count, then a read and a write of keys and values a pass) over the\n"
                 "# sort's; CUB: cub::DeviceRadixSort from bench/cuda/cub_sort on this GPU\n");
@@ -58,10 +91,12 @@ int run(const SortBenchOptions& o) {
            alternate = ctx.create_buffer(max_n * 8), values = ctx.create_buffer(max_n * 4),
            values_alternate = ctx.create_buffer(max_n * 4), value_source = ctx.create_buffer(max_n * 4);
     Buffer scratch = ctx.create_buffer(ctx.device().sort_scratch_bytes(Type::u32, max_n));
-    std::vector<uint32_t> host(max_n);
-    std::vector<uint64_t> wide_host(max_n);
-    for (uint64_t i = 0; i < max_n; ++i) host[i] = uint32_t(i);
-    ctx.upload(value_source, host.data(), max_n * 4);
+    std::vector<uint32_t> indices(max_n);
+    for (uint64_t i = 0; i < max_n; ++i) indices[i] = uint32_t(i);
+    ctx.upload(value_source, indices.data(), max_n * 4);
+    std::vector<uint64_t> host(max_n); // the keys' bits
+    std::vector<uint8_t> bytes(max_n * 8), got(max_n * 8);
+    std::vector<uint32_t> got_values(max_n);
     int failures = 0;
     for (int e = o.min_log2; e <= o.max_log2; e += o.step) {
         const uint64_t n = uint64_t(1) << e;
@@ -72,34 +107,40 @@ int run(const SortBenchOptions& o) {
         const double copy_ms = median([&] { ctx.run(copy, pristine, keys); });
         const double copy_bytes_per_ms = 2.0 * n * 4 / copy_ms;
         double rate[4] = {0, 0, 0, 0}, bound[4] = {0, 0, 0, 0};
-        for (int kind = 0; kind < 4; ++kind) { // u32 keys, f32 keys, u32 pairs, u64 keys
-            const bool as_float = kind == 1, pairs = kind == 2, wide = kind == 3;
-            const Type type = as_float ? Type::f32 : wide ? Type::u64 : Type::u32;
-            const uint64_t key_bytes = n * size_of(type);
-            const uint64_t key_mask = o.key_bits ? (uint64_t(1) << o.key_bits) - 1 : ~uint64_t(0);
-            if (wide) {
-                for (uint64_t i = 0; i < n; ++i) wide_host[i] = wide_key_at(i) & key_mask;
-                ctx.upload(pristine, wide_host.data(), key_bytes);
-            } else {
-                for (uint64_t i = 0; i < n; ++i) host[i] = as_float ? key_at(i, true) : key_at(i, false) & key_mask;
-                ctx.upload(pristine, host.data(), key_bytes);
+        for (int kind = 0; kind < 4; ++kind) {
+            const Kind& k = kinds[kind];
+            const bool is_float = k.key == Type::f32 || k.key == Type::f16;
+            const uint64_t key_size = size_of(k.key), key_bytes = n * key_size;
+            const uint64_t key_mask = o.key_bits && !is_float ? (uint64_t(1) << o.key_bits) - 1 : ~uint64_t(0);
+            for (uint64_t i = 0; i < n; ++i) {
+                host[i] = key_at(i, k.key) & key_mask;
+                std::memcpy(&bytes[i * key_size], &host[i], key_size);
             }
-            WorkgroupRequest copy_keys{Collective::copy, Type::u32, Op::add, {256}, key_bytes / 4};
-            BufferRange k{keys.handle(), 0, key_bytes}, ka{alternate.handle(), 0, key_bytes}, v{values.handle(), 0, n * 4},
-                va{values_alternate.handle(), 0, n * 4}, s{scratch.handle(), 0, scratch.size()};
+            ctx.upload(pristine, bytes.data(), key_bytes);
+            // The keys' copy moves whole words (a narrow key's last bytes with them).
+            const uint64_t copy_words = (key_bytes + 3) / 4;
+            WorkgroupRequest copy_keys{Collective::copy, Type::u32, Op::add, {256}, copy_words},
+                copy_values{Collective::copy, Type::u32, Op::add, {256}, n};
+            BufferRange kr{keys.handle(), 0, key_bytes}, ka{alternate.handle(), 0, key_bytes},
+                v{values.handle(), 0, n * 4}, va{values_alternate.handle(), 0, n * 4},
+                s{scratch.handle(), 0, scratch.size()};
             SortOptions so;
             so.end_bit = o.end_bit;
-            SortPlan plan = pairs ? ctx.device().plan_sort_pairs(type, 4, n, k, ka, v, va, s, so)
-                                  : ctx.device().plan_sort(type, n, k, ka, s, so);
+            SortPlan plan = k.pairs ? ctx.device().plan_sort_pairs(k.key, 4, n, kr, ka, v, va, s, so)
+                                    : ctx.device().plan_sort(k.key, n, kr, ka, s, so);
             if (e == o.min_log2 && kind == 0) {
                 std::printf("# ranking: %s\n\n", plan.path() == Path::subgroup ? "subgroup ballots" : "shared memory");
-                std::printf("| keys | copy GB/s | u32 keys G/s | / bound | / CUB | f32 keys G/s | / CUB | u32 pairs G/s | "
-                            "/ bound | / CUB | u64 keys G/s | / bound | / CUB |\n"
-                            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                std::printf("| keys | copy GB/s |");
+                for (int c = 0; c < 4; ++c) {
+                    std::printf(" %s %s G/s | / bound | / CUB |", kinds[c].name, kinds[c].pairs ? "pairs" : "keys");
+                }
+                std::printf("\n|---:|---:|");
+                for (int c = 0; c < 4; ++c) std::printf("---:|---:|---:|");
+                std::printf("\n");
             }
             const double ms = median([&] {
                 ctx.run(copy_keys, pristine, keys);
-                if (pairs) ctx.run(copy_keys, value_source, values);
+                if (k.pairs) ctx.run(copy_values, value_source, values);
                 ctx.run(plan);
             });
             rate[kind] = n / ms * 1e-6;
@@ -111,66 +152,41 @@ int run(const SortBenchOptions& o) {
                             stats[2], stats[0] / tiles / 256, stats[1] / tiles);
             }
             // Traffic: a read of the keys to count, and each pass reads and writes keys (and values).
-            double bytes = double(key_bytes) + 2.0 * plan.passes() * (key_bytes + (pairs ? n * 4.0 : 0.0));
-            bound[kind] = bytes / copy_bytes_per_ms / ms;
-            // Sorted, a permutation (sums agree), values with their keys.
-            const Buffer& result = plan.result_in_alternate() ? alternate : keys;
-            if (wide) {
-                std::vector<uint64_t> got(n);
-                ctx.download(result, got.data(), key_bytes);
-                const uint64_t mask = o.end_bit ? (uint64_t(1) << o.end_bit) - 1 : ~uint64_t(0);
-                uint64_t sum_in = 0, sum_out = 0;
-                bool ordered = true;
-                for (uint64_t i = 0; i < n; ++i) {
-                    sum_in += wide_host[i];
-                    sum_out += got[i];
-                    ordered = ordered && (i == 0 || (got[i - 1] & mask) <= (got[i] & mask));
-                }
-                if (!ordered || sum_in != sum_out) {
-                    std::printf("FAIL sort u64 n=%llu: %s\n", (unsigned long long)n,
-                                !ordered ? "out of order" : "not a permutation");
-                    ++failures;
-                }
-                continue;
-            }
-            std::vector<uint32_t> got(n), got_values(pairs ? n : 0);
-            ctx.download(result, got.data(), n * 4);
-            if (pairs) ctx.download(plan.result_in_alternate() ? values_alternate : values, got_values.data(), n * 4);
-            uint64_t sum_in = 0, sum_out = 0;
-            bool ordered = true, paired = true;
-            const uint32_t mask = o.end_bit ? (1u << o.end_bit) - 1u : 0xffffffffu; // the sorted bits
-            auto sorted_bits = [&](uint32_t k) { return as_float || o.end_bit ? k & mask : k; };
+            const double traffic = double(key_bytes) + 2.0 * plan.passes() * (key_bytes + (k.pairs ? n * 4.0 : 0.0));
+            bound[kind] = traffic / copy_bytes_per_ms / ms;
+            // Sorted by the sorted bits (floats by value where every bit is sorted), a permutation
+            // (sums agree), values with their keys.
+            ctx.download(plan.result_in_alternate() ? alternate : keys, got.data(), key_bytes);
+            if (k.pairs) ctx.download(plan.result_in_alternate() ? values_alternate : values, got_values.data(), n * 4);
+            const uint64_t mask = o.end_bit ? (uint64_t(1) << o.end_bit) - 1 : ~uint64_t(0);
+            uint64_t sum_in = 0, sum_out = 0, previous = 0;
+            bool ordered_ok = true, paired = true;
             for (uint64_t i = 0; i < n; ++i) {
+                uint64_t bits = 0;
+                std::memcpy(&bits, &got[i * key_size], key_size);
                 sum_in += host[i];
-                sum_out += got[i];
-                if (i > 0) {
-                    if (as_float && !o.end_bit) {
-                        ordered = ordered && std::bit_cast<float>(got[i - 1]) <= std::bit_cast<float>(got[i]);
-                    } else if (!as_float) {
-                        ordered = ordered && sorted_bits(got[i - 1]) <= sorted_bits(got[i]);
-                    }
-                }
-                if (pairs) paired = paired && got_values[i] < n && host[got_values[i]] == got[i];
+                sum_out += bits;
+                const uint64_t sorted = is_float && !o.end_bit ? ordered(bits, k.key) : bits & mask;
+                if (i > 0 && !(is_float && o.end_bit)) ordered_ok = ordered_ok && previous <= sorted;
+                previous = sorted;
+                if (k.pairs) paired = paired && got_values[i] < n && host[got_values[i]] == bits;
             }
-            if (!ordered || !paired || sum_in != sum_out) {
-                std::printf("FAIL sort %s%s n=%llu: %s\n", as_float ? "f32" : "u32", pairs ? " pairs" : "",
-                            (unsigned long long)n,
-                            !ordered ? "out of order" : !paired ? "a value away from its key" : "not a permutation");
+            if (!ordered_ok || !paired || sum_in != sum_out) {
+                std::printf("FAIL sort %s%s n=%llu: %s\n", k.name, k.pairs ? " pairs" : "", (unsigned long long)n,
+                            !ordered_ok ? "out of order" : !paired ? "a value away from its key" : "not a permutation");
                 ++failures;
             }
         }
-        auto vs_cub = [&](const char* op, const char* type, double ours) {
-            auto it = cub.find({op, type, n});
+        auto vs_cub = [&](const Kind& k, double ours) {
+            auto it = cub.find({k.op, k.name, n});
             // CUB's keys use every bit: no ratio for keys cut to key_bits.
             if (it == cub.end() || it->second <= 0 || o.key_bits) return std::string("-");
             double cub_rate = n / it->second * 1e-6; // CUB's median ms -> G/s
             return std::to_string(ours / cub_rate).substr(0, 5);
         };
-        std::printf("| 2^%d | %.0f | %.2f | %.3f | %s | %.2f | %s | %.2f | %.3f | %s | %.2f | %.3f | %s |\n", e,
-                    copy_bytes_per_ms * 1e-6, rate[0], bound[0], vs_cub("sort_keys", "u32", rate[0]).c_str(), rate[1],
-                    vs_cub("sort_keys", "f32", rate[1]).c_str(), rate[2], bound[2],
-                    vs_cub("sort_pairs", "u32", rate[2]).c_str(), rate[3], bound[3],
-                    vs_cub("sort_keys", "u64", rate[3]).c_str());
+        std::printf("| 2^%d | %.0f |", e, copy_bytes_per_ms * 1e-6);
+        for (int c = 0; c < 4; ++c) std::printf(" %.2f | %.3f | %s |", rate[c], bound[c], vs_cub(kinds[c], rate[c]).c_str());
+        std::printf("\n");
         std::fflush(stdout);
     }
     std::printf("\nbench: %d checks failed\n", failures);
@@ -181,6 +197,7 @@ int run(const SortBenchOptions& o) {
 
 const char* bench_sort_usage =
     "  bench sort [options]        device-wide radix sort of u32, f32 and u64 keys and u32 pairs by size; keys a\n"
+    "                              (--narrow: u8, u16 and f16 keys and u16 keys with u32 values)\n"
     "                              second, ratio to a copy of the passes' bytes, and to CUB when given\n"
     "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
     "    --end-bit N (sort by key bits [0, N): N / 8 passes, to price a pass)\n"
@@ -195,6 +212,7 @@ int bench_sort(int argc, char** argv) {
         if (o.take(args)) continue;
         if (args.is("--end-bit")) o.end_bit = args.number<uint32_t>(1, 32);
         else if (args.is("--key-bits")) o.key_bits = args.number<uint32_t>(1, 63);
+        else if (args.is("--narrow")) o.narrow = true;
         else args.unknown();
     }
     o.check();

@@ -1,12 +1,14 @@
-// CUDA device-wide peer of vkc's sort: cub::DeviceRadixSort::SortKeys (u32, f32 and u64 keys) and
-// SortPairs (u32 keys, u32 values), each from an input buffer that stays unsorted to an output buffer,
-// over every key bit; and a uint4 copy of the keys' bytes (the bandwidth ceiling) in the same run.
+// CUDA device-wide peer of vkc's sort: cub::DeviceRadixSort::SortKeys (u32, f32 and u64 keys; u8,
+// u16 and f16 keys) and SortPairs (u32 keys, u32 values; u16 keys, u32 values), each from an input
+// buffer that stays unsorted to an output buffer, over every key bit; and a uint4 copy of the keys'
+// bytes (the bandwidth ceiling) in the same run.
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_sort cub_sort.cu
 // Usage: cub_sort [--min-log2 16] [--max-log2 28] [--step 2]
 // Output: CSV on stdout (op,type,n,median_ms,gitems_per_s), a '#' line with the device first.
 
 #include <cub/cub.cuh>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -34,6 +36,67 @@ __global__ void fill_keys(uint32_t* keys, uint32_t* values, size_t n, bool as_fl
     keys[i] = as_float ? (h & 0x807fffffu) | ((h % 254u + 1u) << 23) : h;
     values[i] = uint32_t(i);
   }
+}
+
+// 8- and 16-bit keys (the low bits of the u32 key; halves finite, of both signs, over every
+// exponent) and u32 values, the input index.
+__global__ void fill_narrow_keys(void* keys, uint32_t* values, size_t n, int key_bytes, bool as_half) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = hash32(uint32_t(i));
+    if (key_bytes == 1) static_cast<uint8_t*>(keys)[i] = uint8_t(h);
+    else static_cast<uint16_t*>(keys)[i] = uint16_t(as_half ? (h & 0x83ffu) | ((h % 30u + 1u) << 10) : h);
+    values[i] = uint32_t(i);
+  }
+}
+
+// Sorted (as unsigned, or halves by their order-preserving transform) and a permutation of the input.
+static void check_narrow(const char* op, const char* type, size_t n, int key_bytes, bool as_half,
+                         const void* d_keys_in, const void* d_keys, const uint32_t* d_values) {
+  std::vector<uint8_t> in(n * key_bytes), keys(n * key_bytes);
+  std::vector<uint32_t> values(d_values ? n : 0);
+  CK(cudaMemcpy(in.data(), d_keys_in, n * key_bytes, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(keys.data(), d_keys, n * key_bytes, cudaMemcpyDeviceToHost));
+  if (d_values) CK(cudaMemcpy(values.data(), d_values, n * 4, cudaMemcpyDeviceToHost));
+  auto at = [&](const std::vector<uint8_t>& v, size_t i) {
+    uint32_t b = 0;
+    std::memcpy(&b, &v[i * key_bytes], key_bytes);
+    return b;
+  };
+  auto ordered = [&](uint32_t b) { return !as_half ? b : (b & 0x8000u) ? ~b & 0xffffu : b | 0x8000u; };
+  uint64_t sum_in = 0, sum_out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sum_in += at(in, i);
+    sum_out += at(keys, i);
+    bool ok = (i == 0 || ordered(at(keys, i - 1)) <= ordered(at(keys, i))) &&
+              (!d_values || (values[i] < n && at(in, values[i]) == at(keys, i)));
+    if (!ok) {
+      std::printf("FAIL op=%s type=%s n=%zu index=%zu\n", op, type, n, i);
+      std::exit(1);
+    }
+  }
+  if (sum_in != sum_out) {
+    std::printf("FAIL op=%s type=%s n=%zu: not a permutation\n", op, type, n);
+    std::exit(1);
+  }
+}
+
+// CUB's sort of n keys of type K (and values, where given) into the output buffers, timed.
+template <class K>
+static float time_sort(const void* keys_in, void* keys_out, const uint32_t* values_in, uint32_t* values_out, int items) {
+  const K* in = static_cast<const K*>(keys_in);
+  K* out = static_cast<K*>(keys_out);
+  size_t temp_bytes = 0;
+  void* temp = nullptr;
+  auto sort = [&] {
+    if (values_in) CK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, in, out, values_in, values_out, items));
+    else CK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, items));
+  };
+  sort(); // the temporary storage's size
+  CK(cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1)));
+  warm_up(sort);
+  const float ms = median_ms(sort, kWarmup, kReps, 10);
+  CK(cudaFree(temp));
+  return ms;
 }
 
 // Sorted, and a permutation of the input (the sums of keys and of values agree, every value's key is
@@ -134,6 +197,20 @@ int main(int argc, char** argv) {
       else check<uint32_t>(op, type, n, keys_in, keys_out, pairs ? values_out : nullptr);
       csv_row(op, type, n, ms);
       CK(cudaFree(temp));
+    }
+    for (int kind = 0; kind < 4; ++kind) { // u8 keys, u16 keys, f16 keys, u16 keys with u32 values
+      const int key_bytes = kind == 0 ? 1 : 2;
+      const bool as_half = kind == 2, pairs = kind == 3;
+      fill_narrow_keys<<<1024, 256>>>(keys_in, values_in, n, key_bytes, as_half);
+      CK(cudaGetLastError());
+      uint32_t* v_in = pairs ? values_in : nullptr;
+      const float ms = key_bytes == 1 ? time_sort<uint8_t>(keys_in, keys_out, v_in, values_out, items)
+                       : as_half     ? time_sort<__half>(keys_in, keys_out, v_in, values_out, items)
+                                     : time_sort<uint16_t>(keys_in, keys_out, v_in, values_out, items);
+      const char* op = pairs ? "sort_pairs" : "sort_keys";
+      const char* type = key_bytes == 1 ? "u8" : as_half ? "f16" : "u16";
+      check_narrow(op, type, n, key_bytes, as_half, keys_in, keys_out, pairs ? values_out : nullptr);
+      csv_row(op, type, n, ms);
     }
   }
   return 0;
