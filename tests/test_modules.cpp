@@ -20,7 +20,11 @@ TEST_CASE("modules: every collective x type x op is built for both paths, with i
         CHECK(m.code()[0] == 0x07230203u); // SPIR-V magic
         bool subgroup = any(m.required & Feature::subgroup_basic);
         CHECK(subgroup == (m.path == Path::subgroup));
-        if (m.type == Type::f16) CHECK(any(m.required & Feature::shader_float16));
+        // (segmented half values are combined as floats: 16-bit storage access alone)
+        if (m.type == Type::f16) {
+            CHECK(any(m.required & Feature::storage_buffer_16bit));
+            CHECK(any(m.required & Feature::shader_float16) != (m.collective == Collective::segmented));
+        }
         // (the device-wide min and max of double on subgroups combine 64-bit integer keys only)
         bool integer_keys = m.collective == Collective::device_scan && m.path == Path::subgroup &&
                             (m.op == Op::min || m.op == Op::max);
