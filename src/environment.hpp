@@ -15,7 +15,8 @@ std::string device();
 bool validation();
 // VKC_SHARED_MEMORY_ONLY=1: run the shared-memory modules only, as ContextOptions::shared_memory_only does.
 bool shared_memory_only();
-// VKC_PIPELINE_CACHE=<file>: the pipeline cache file when ContextOptions::pipeline_cache_path is empty.
+// VKC_PIPELINE_CACHE=<file>: the pipeline cache file when ContextOptions::pipeline_cache_path is empty;
+// "none": a Context's own cache stays in memory.
 std::string pipeline_cache();
 // VKC_TUNING_FILE=<file>: a tuning file (vkc/tuning.hpp) for processes that never call set_tuning.
 std::string tuning_file();

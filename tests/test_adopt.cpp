@@ -8,11 +8,16 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <random>
 #include <string>
+#include <vector>
+
+#include <unistd.h>
 
 using namespace vkc;
 
@@ -320,6 +325,102 @@ TEST_CASE("engine device: a vkc::Device made from the engine's device sizes scra
         check_engine_scan<uint32_t>(ctx.device(), engine, Type::u32, false, 3 * tile + 2, 15);
     }
     CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
+}
+
+namespace {
+// Sets (or, with null, unsets) an environment variable for a scope, and puts it back after.
+struct ScopedEnvironment {
+    std::string name;
+    std::optional<std::string> before;
+    ScopedEnvironment(const char* n, const char* value) : name(n) {
+        if (const char* v = std::getenv(n)) before = v;
+        if (value) ::setenv(n, value, 1);
+        else ::unsetenv(n);
+    }
+    ~ScopedEnvironment() {
+        if (before) ::setenv(name.c_str(), before->c_str(), 1);
+        else ::unsetenv(name.c_str());
+    }
+};
+
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> found;
+    if (!std::filesystem::exists(dir)) return found;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+        if (entry.is_regular_file()) found.push_back(entry.path());
+    }
+    return found;
+}
+
+uint32_t last_sum(Context& ctx, const std::vector<uint32_t>& items) {
+    return ctx.scan(std::span<const uint32_t>(items), Op::add).back();
+}
+} // namespace
+
+TEST_CASE("pipeline cache: a Context keeps its own in the user's cache directory; a Device never writes one") {
+    const auto home = std::filesystem::temp_directory_path() / ("vkc_xdg_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(home);
+    ScopedEnvironment xdg("XDG_CACHE_HOME", home.c_str());
+    ScopedEnvironment named("VKC_PIPELINE_CACHE", nullptr);
+    const std::filesystem::path dir = home / "vkcollectives";
+    const std::vector<uint32_t> items(1000, 1);
+    ContextOptions options;
+    options.device = test::context().info().name;
+
+    SUBCASE("by default: one file for the device and driver, read back by the next Context") {
+        { Context first(options); CHECK(last_sum(first, items) == 1000); }
+        std::vector<std::filesystem::path> files = files_in(dir);
+        REQUIRE(files.size() == 1);
+        const std::string name = files[0].filename().string();
+        CHECK_MESSAGE(name.rfind("pipelines-", 0) == 0, name);
+        // pipelines-<vendor>-<device>-<pipelineCacheUUID, 32 hex digits>.bin
+        REQUIRE_MESSAGE(name.size() > 37, name);
+        CHECK_MESSAGE(name.substr(name.size() - 4) == ".bin", name);
+        const std::string uuid = name.substr(name.size() - 36, 32);
+        CHECK_MESSAGE(uuid.find_first_not_of("0123456789abcdef") == std::string::npos, name);
+        CHECK_MESSAGE(name[name.size() - 37] == '-', name);
+        CHECK(std::filesystem::file_size(files[0]) > 0);
+        // Contexts that compiled nothing the file lacks leave it as it is (lavapipe's cache holds no
+        // pipelines); on a driver that keeps them, each merges what the others saved before it writes.
+        const auto written = std::filesystem::last_write_time(files[0]);
+        {
+            Context a(options), b(options);
+            CHECK(last_sum(a, items) == 1000);
+            CHECK(last_sum(b, items) == 1000);
+        }
+        CHECK(files_in(dir) == files); // no temporary file left behind
+        CHECK(std::filesystem::last_write_time(files[0]) == written);
+        Context again(options);
+        CHECK(last_sum(again, items) == 1000);
+        CHECK(!again.device().pipeline_cache_data().empty());
+    }
+    SUBCASE("persistent_pipeline_cache off: memory only") {
+        options.persistent_pipeline_cache = false;
+        { Context ctx(options); CHECK(last_sum(ctx, items) == 1000); }
+        CHECK(files_in(dir).empty());
+    }
+    SUBCASE("VKC_PIPELINE_CACHE=none: memory only") {
+        ScopedEnvironment none("VKC_PIPELINE_CACHE", "none");
+        { Context ctx(options); CHECK(last_sum(ctx, items) == 1000); }
+        CHECK(files_in(home).size() == files_in(home / "mesa_shader_cache").size()); // nothing of ours
+    }
+    SUBCASE("a named file wins over the default") {
+        options.pipeline_cache_path = (home / "mine.bin").string();
+        { Context ctx(options); CHECK(last_sum(ctx, items) == 1000); }
+        CHECK(std::filesystem::exists(home / "mine.bin"));
+        CHECK(files_in(dir).empty());
+    }
+    SUBCASE("a vkc::Device on the engine's device writes no file") {
+        engine_messages = 0;
+        {
+            EngineDevice engine(false);
+            Device gpu(engine.create_info());
+            check_engine_scan<uint32_t>(gpu, engine, Type::u32, false, 3 * gpu.scan_tile(Type::u32).items() + 1, 21);
+        }
+        CHECK(files_in(dir).empty());
+        CHECK_MESSAGE(engine_messages == 0, "validation messages on the engine's instance: " << engine_last_message);
+    }
+    std::filesystem::remove_all(home);
 }
 
 TEST_CASE("adopted device: features the engine did not enable are not used, and bad handles are named") {

@@ -559,7 +559,8 @@ const char* bench_usage =
     "    --cub FILE (output of bench/cuda/cub_device)  --csv FILE  --svg FILE\n"
     "  bench first-call [--device X] [--engine] [--prepare THREADS]  a new process's wait for its first\n"
     "                              scan: Context creation, the first u32 scan of 2^20 items and then the first\n"
-    "                              sort of 2^20 u32 keys (pipelines included), with VKC_PIPELINE_CACHE if set;\n"
+    "                              sort of 2^20 u32 keys (pipelines included), through the Context's pipeline\n"
+    "                              cache file (VKC_PIPELINE_CACHE=none: cold every time);\n"
     "                              --engine: on a device the process made itself; --prepare: first every scan\n"
     "                              and reduce pipeline of u32 u64 f32 f64 x add min max up to 2^28 items made\n"
     "                              by Device::prepare_scans on THREADS threads, and its time\n";

@@ -3,8 +3,9 @@
 //   own device: Context creation (instance and device included), then the first scan;
 //   --engine:   the process makes its instance and device through the loader first, as an engine
 //               does, and the Context adopts them: the library's share apart from the driver's.
-// The first scan and the first sort create their pipelines, through the pipeline cache file of
-// VKC_PIPELINE_CACHE when set: run it twice to see the cold and the warm figure.
+// The first scan and the first sort create their pipelines, through the Context's pipeline cache
+// file (VKC_PIPELINE_CACHE, else the user's cache directory; VKC_PIPELINE_CACHE=none: nothing
+// kept): run it twice to see the cold and the warm figure.
 #include "bench.hpp"
 
 #include <vulkan/vulkan.h>
@@ -153,10 +154,10 @@ int bench_first_call(const std::string& device, bool engine, int prepare_threads
     auto t8 = Clock::now();
     std::vector<uint32_t> sorted(n);
     ctx.download(keys, sorted.data(), n * 4);
-    const char* cache = std::getenv("VKC_PIPELINE_CACHE");
-    std::printf("# vkc bench first-call%s: %s (%s), %s; pipeline cache %s\n", engine ? " --engine" : "",
+    const std::string cache = ctx.device().pipeline_cache_file();
+    std::printf("# vkc bench first-call%s: %s (%s), %s; pipeline cache file %s\n", engine ? " --engine" : "",
                 ctx.info().name.c_str(), ctx.info().driver.c_str(), today().c_str(),
-                cache && *cache ? cache : "(none: VKC_PIPELINE_CACHE unset)");
+                cache.empty() ? "none (memory only)" : cache.c_str());
     if (own) {
         std::printf("engine's instance %.1f ms and device %.1f ms (the driver's); ", own->instance_ms, own->device_ms);
     }

@@ -88,9 +88,16 @@ struct ContextOptions {
     // Default null: the Context makes its own, loaded from and saved to pipeline_cache_path.
     VkPipelineCache pipeline_cache = nullptr;
     // File the Context's own pipeline cache is read from when it is made and written to when it is
-    // destroyed (data of another device or driver is ignored by Vulkan). Empty (default): the
-    // VKC_PIPELINE_CACHE environment variable; if that is empty too, the cache lives in memory only.
+    // destroyed (data of another device or driver is ignored by Vulkan; what other Contexts and
+    // processes saved there meanwhile is merged in, not overwritten). Empty (default): the
+    // VKC_PIPELINE_CACHE environment variable ("none": memory only); if that is unset too, a file of
+    // this device and driver in the user's cache directory, $XDG_CACHE_HOME/vkcollectives or
+    // ~/.cache/vkcollectives (persistent_pipeline_cache), so that only the first process on a new
+    // driver waits for its compiles.
     std::string pipeline_cache_path;
+    // Whether the Context's own pipeline cache lives in the user's cache directory where no file is
+    // named. Default on; off (or VKC_PIPELINE_CACHE=none): in memory only.
+    bool persistent_pipeline_cache = true;
     // Initial data for the Context's own pipeline cache (from Context::pipeline_cache_data() of an
     // earlier run), used where no file is named. Default empty.
     std::vector<uint8_t> pipeline_cache_data;

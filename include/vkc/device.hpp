@@ -265,6 +265,10 @@ public:
     // Device's own), and its data (vkGetPipelineCacheData), for a caller that stores it itself.
     VkPipelineCache vk_pipeline_cache() const;
     std::vector<uint8_t> pipeline_cache_data() const;
+    // The file the Device's own pipeline cache was read from and is saved to when it is destroyed
+    // (ContextOptions::pipeline_cache_path, VKC_PIPELINE_CACHE, or a Context's default file in the
+    // user's cache directory); empty where there is none (the engine's cache, memory only).
+    std::string pipeline_cache_file() const;
 
 private:
     friend class Context;

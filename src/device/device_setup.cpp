@@ -30,6 +30,11 @@ DeviceQueue DeviceState::create(const ContextOptions& opts) {
         queue = create_device();
     }
     info.features = info.features & ~options.hide_features;
+    if (options.persistent_pipeline_cache) { // a Context's own cache outlives the process; a Device's never
+        VkPhysicalDeviceProperties properties;
+        vki.vkGetPhysicalDeviceProperties(physical, &properties);
+        pipelines.default_cache_file = default_pipeline_cache_file(properties);
+    }
     set_up_device_objects();
     return queue;
 }

@@ -72,6 +72,7 @@ namespace vkc {
     X(vkCreatePipelineCache)                                                                                           \
     X(vkDestroyPipelineCache)                                                                                          \
     X(vkGetPipelineCacheData)                                                                                          \
+    X(vkMergePipelineCaches)                                                                                           \
     X(vkCreateComputePipelines)                                                                                        \
     X(vkDestroyPipeline)                                                                                               \
     X(vkCreateQueryPool)                                                                                               \

@@ -1,8 +1,14 @@
 // The VkPipelineCache pipelines are created through: the caller's, or the Context's own, kept in a
-// file (ContextOptions::pipeline_cache_path or VKC_PIPELINE_CACHE).
+// file (ContextOptions::pipeline_cache_path, VKC_PIPELINE_CACHE, or one per device and driver in the
+// user's cache directory).
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device/device_core.hpp"
@@ -14,11 +20,51 @@ namespace vkc {
 // ---- Pipeline cache ----
 
 namespace {
-std::string pipeline_cache_file(const std::string& path) {
-    if (!path.empty()) return path;
-    return environment::pipeline_cache();
+std::vector<uint8_t> read_file(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return {};
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// vkGetPipelineCacheData's two calls: the size, then the bytes.
+std::vector<uint8_t> read_pipeline_cache(const DeviceTable& vk, VkDevice device, VkPipelineCache cache) {
+    size_t size = 0;
+    check(vk.vkGetPipelineCacheData(device, cache, &size, nullptr), "vkGetPipelineCacheData");
+    std::vector<uint8_t> data(size);
+    VkResult r = vk.vkGetPipelineCacheData(device, cache, &size, data.data());
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) check(r, "vkGetPipelineCacheData");
+    data.resize(size);
+    return data;
+}
+
+// Contexts of one process that share a file save it one at a time, each merging what the last wrote.
+std::mutex& file_mutex() {
+    static std::mutex m;
+    return m;
 }
 } // namespace
+
+std::string default_pipeline_cache_file(const VkPhysicalDeviceProperties& properties) {
+    std::filesystem::path dir;
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg && *xdg == '/') dir = xdg; // the XDG base directory spec: relative paths are to be ignored
+    else if (home && *home) dir = std::filesystem::path(home) / ".cache";
+    else return "";
+    char name[96];
+    int n = std::snprintf(name, sizeof name, "pipelines-%04x-%04x-", properties.vendorID, properties.deviceID);
+    for (uint8_t byte : properties.pipelineCacheUUID) {
+        n += std::snprintf(name + n, sizeof name - size_t(n), "%02x", byte);
+    }
+    return (dir / "vkcollectives" / (std::string(name) + ".bin")).string();
+}
+
+std::string Pipelines::pipeline_cache_file() const {
+    if (!pipeline_cache_path.empty()) return pipeline_cache_path;
+    std::string named = environment::pipeline_cache();
+    if (named == "none") return "";
+    return named.empty() ? default_cache_file : named;
+}
 
 void Pipelines::create_pipeline_cache(const ContextOptions& options) {
     if (options.pipeline_cache) {
@@ -30,10 +76,13 @@ void Pipelines::create_pipeline_cache(const ContextOptions& options) {
     const VkAllocationCallbacks* allocator = core->allocator;
     pipeline_cache_path = options.pipeline_cache_path;
     std::vector<uint8_t> data = options.pipeline_cache_data;
-    std::string file = pipeline_cache_file(pipeline_cache_path);
+    std::string file = pipeline_cache_file();
+    bool from_file = false;
     if (!file.empty()) {
-        std::ifstream in(file, std::ios::binary);
-        if (in) data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        std::lock_guard lock(file_mutex());
+        std::vector<uint8_t> saved = read_file(file);
+        from_file = !saved.empty();
+        if (from_file) data = std::move(saved);
     }
     VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     info.initialDataSize = data.size();
@@ -44,35 +93,54 @@ void Pipelines::create_pipeline_cache(const ContextOptions& options) {
         info.initialDataSize = 0;
         info.pInitialData = nullptr;
         check(vk.vkCreatePipelineCache(device, &info, allocator, &pipeline_cache), "vkCreatePipelineCache");
+        from_file = false;
     }
     own_pipeline_cache = true;
-}
-
-namespace {
-// vkGetPipelineCacheData's two calls: the size, then the bytes.
-std::vector<uint8_t> read_pipeline_cache(const DeviceTable& vk, VkDevice device, VkPipelineCache cache) {
     size_t size = 0;
-    check(vk.vkGetPipelineCacheData(device, cache, &size, nullptr), "vkGetPipelineCacheData");
-    std::vector<uint8_t> data(size);
-    VkResult r = vk.vkGetPipelineCacheData(device, cache, &size, data.data());
-    if (r != VK_SUCCESS && r != VK_INCOMPLETE) check(r, "vkGetPipelineCacheData");
-    data.resize(size);
-    return data;
+    if (from_file && vk.vkGetPipelineCacheData(device, pipeline_cache, &size, nullptr) == VK_SUCCESS) {
+        loaded_cache_bytes = size;
+    }
 }
-} // namespace
 
 std::vector<uint8_t> Pipelines::pipeline_cache_data() const {
     return read_pipeline_cache(core->vk, core->device, pipeline_cache);
 }
 
-// Written to a temporary file and renamed, so that processes sharing the file never read half of one.
+// What other Contexts and processes saved to the file since this one read it is merged in first, so
+// that Contexts which run side by side (the selftest's jobs, an application's threads) keep each
+// other's pipelines. Written to a temporary file and renamed, so that processes sharing the file
+// never read half of one.
 void Pipelines::save_pipeline_cache() const {
-    std::string file = pipeline_cache_file(pipeline_cache_path);
+    std::string file = pipeline_cache_file();
     if (file.empty()) return;
+    const DeviceTable& vk = core->vk;
+    VkDevice device = core->device;
     try {
-        std::vector<uint8_t> data = read_pipeline_cache(core->vk, core->device, pipeline_cache);
+        size_t size = 0;
+        check(vk.vkGetPipelineCacheData(device, pipeline_cache, &size, nullptr), "vkGetPipelineCacheData");
+        if (loaded_cache_bytes && size <= loaded_cache_bytes) return; // nothing compiled here that the file lacks
+        std::lock_guard lock(file_mutex());
+        std::vector<uint8_t> saved = read_file(file);
+        if (!saved.empty()) {
+            VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+            info.initialDataSize = saved.size();
+            info.pInitialData = saved.data();
+            VkPipelineCache theirs = VK_NULL_HANDLE;
+            if (vk.vkCreatePipelineCache(device, &info, core->allocator, &theirs) == VK_SUCCESS) {
+                vk.vkMergePipelineCaches(device, pipeline_cache, 1, &theirs);
+                vk.vkDestroyPipelineCache(device, theirs, core->allocator);
+            }
+        }
+        std::vector<uint8_t> data = read_pipeline_cache(vk, device, pipeline_cache);
         if (data.empty()) return;
-        std::string tmp = file + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(this));
+        std::filesystem::path path(file);
+        std::error_code ignored;
+        if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
+        // Unique to this thread and moment: processes that save at once each write a file of their own.
+        std::string tmp = file + ".tmp" +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
+                                         uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                                         reinterpret_cast<uintptr_t>(this));
         {
             std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
             if (!out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()))) return;

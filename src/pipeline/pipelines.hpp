@@ -20,6 +20,11 @@ namespace vkc {
 
 struct DeviceCore;
 
+// The file a Context keeps its own pipeline cache in when none is named: one per device and driver
+// (vendor, device and pipelineCacheUUID in its name) under $XDG_CACHE_HOME/vkcollectives, else
+// $HOME/.cache/vkcollectives; empty where neither directory is known.
+std::string default_pipeline_cache_file(const VkPhysicalDeviceProperties& properties);
+
 struct Pipelines {
     const DeviceCore* core = nullptr; // the device they are made on (set_up)
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
@@ -27,6 +32,12 @@ struct Pipelines {
     VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
     bool own_pipeline_cache = false; // created here (not ContextOptions::pipeline_cache)
     std::string pipeline_cache_path; // ContextOptions::pipeline_cache_path
+    // Where a Context's own cache lives when no file is named (default_pipeline_cache_file); empty for
+    // a Device, which writes no file the engine did not name.
+    std::string default_cache_file;
+    // The own cache's size as read from its file (0: no file was read); saving is skipped while the
+    // cache has grown no larger, so that Contexts that compiled nothing new write nothing.
+    size_t loaded_cache_bytes = 0;
     bool statistics = false;         // VKC_PIPELINE_STATS=1 and the driver can tell
     // Whether float add and mul modules of 16, 32 and 64 bits are created with DenormPreserve
     // (DeviceState::keeps_denormals).
@@ -61,6 +72,8 @@ struct Pipelines {
     VkPipeline user_pipeline(std::span<const uint32_t> code, const WorkgroupShape& shape, bool packed,
                              uint32_t kernel_constant, const char* what);
     std::vector<uint8_t> pipeline_cache_data() const;
+    // The file the own cache is read from and saved to ("": none).
+    std::string pipeline_cache_file() const;
 
 private:
     // Guards the maps and their slots: pipeline() and user_pipeline() may run on several threads at
