@@ -79,7 +79,7 @@ void Pipelines::create_pipeline_cache(const ContextOptions& options) {
     std::string file = pipeline_cache_file();
     bool from_file = false;
     if (!file.empty()) {
-        std::lock_guard lock(file_mutex());
+        // No lock: saves replace the file by a rename, so a read sees the old file or the new one whole.
         std::vector<uint8_t> saved = read_file(file);
         from_file = !saved.empty();
         if (from_file) data = std::move(saved);
