@@ -121,8 +121,6 @@ SelectPlan Device::plan_select(Type item, const IndirectCount& count, const Sele
 }
 VkPipelineCache Device::vk_pipeline_cache() const { return state_->pipelines.pipeline_cache; }
 std::vector<uint8_t> Device::pipeline_cache_data() const { return state_->pipelines.pipeline_cache_data(); }
-std::string Device::pipeline_cache_file() const {
-    return state_->pipelines.own_pipeline_cache ? state_->pipelines.pipeline_cache_file() : std::string();
-}
+std::string Device::pipeline_cache_file() const { return state_->pipelines.cache_file; }
 
 } // namespace vkc

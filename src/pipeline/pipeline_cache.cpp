@@ -37,6 +37,23 @@ std::vector<uint8_t> read_pipeline_cache(const DeviceTable& vk, VkDevice device,
     return data;
 }
 
+// A cache holding `data` (none: an empty one).
+VkResult create_cache(const DeviceCore& core, const std::vector<uint8_t>& data, VkPipelineCache* cache) {
+    VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    info.initialDataSize = data.size();
+    info.pInitialData = data.empty() ? nullptr : data.data();
+    return core.vk.vkCreatePipelineCache(core.device, &info, core.allocator, cache);
+}
+
+// The file a Context's own cache lives in: the caller's, VKC_PIPELINE_CACHE's ("none": none), else
+// the default (a Context's in the user's cache directory; none for a Device).
+std::string chosen_cache_file(const std::string& named_by_caller, const std::string& default_file) {
+    if (!named_by_caller.empty()) return named_by_caller;
+    std::string named = environment::pipeline_cache();
+    if (named == "none") return "";
+    return named.empty() ? default_file : named;
+}
+
 // Contexts of one process that share a file save it one at a time, each merging what the last wrote.
 std::mutex& file_mutex() {
     static std::mutex m;
@@ -59,13 +76,6 @@ std::string default_pipeline_cache_file(const VkPhysicalDeviceProperties& proper
     return (dir / "vkcollectives" / (std::string(name) + ".bin")).string();
 }
 
-std::string Pipelines::pipeline_cache_file() const {
-    if (!pipeline_cache_path.empty()) return pipeline_cache_path;
-    std::string named = environment::pipeline_cache();
-    if (named == "none") return "";
-    return named.empty() ? default_cache_file : named;
-}
-
 void Pipelines::create_pipeline_cache(const ContextOptions& options) {
     if (options.pipeline_cache) {
         pipeline_cache = options.pipeline_cache;
@@ -73,26 +83,19 @@ void Pipelines::create_pipeline_cache(const ContextOptions& options) {
     }
     const DeviceTable& vk = core->vk;
     VkDevice device = core->device;
-    const VkAllocationCallbacks* allocator = core->allocator;
-    pipeline_cache_path = options.pipeline_cache_path;
     std::vector<uint8_t> data = options.pipeline_cache_data;
-    std::string file = pipeline_cache_file();
+    cache_file = chosen_cache_file(options.pipeline_cache_path, default_cache_file);
     bool from_file = false;
-    if (!file.empty()) {
+    if (!cache_file.empty()) {
         // No lock: saves replace the file by a rename, so a read sees the old file or the new one whole.
-        std::vector<uint8_t> saved = read_file(file);
+        std::vector<uint8_t> saved = read_file(cache_file);
         from_file = !saved.empty();
         if (from_file) data = std::move(saved);
     }
-    VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-    info.initialDataSize = data.size();
-    info.pInitialData = data.empty() ? nullptr : data.data();
     // Data of another device or driver version is ignored by the implementation; data it rejects
     // outright (a truncated file) is dropped here, and the cache starts empty.
-    if (vk.vkCreatePipelineCache(device, &info, allocator, &pipeline_cache) != VK_SUCCESS) {
-        info.initialDataSize = 0;
-        info.pInitialData = nullptr;
-        check(vk.vkCreatePipelineCache(device, &info, allocator, &pipeline_cache), "vkCreatePipelineCache");
+    if (create_cache(*core, data, &pipeline_cache) != VK_SUCCESS) {
+        check(create_cache(*core, {}, &pipeline_cache), "vkCreatePipelineCache");
         from_file = false;
     }
     own_pipeline_cache = true;
@@ -111,7 +114,7 @@ std::vector<uint8_t> Pipelines::pipeline_cache_data() const {
 // other's pipelines. Written to a temporary file and renamed, so that processes sharing the file
 // never read half of one.
 void Pipelines::save_pipeline_cache() const {
-    std::string file = pipeline_cache_file();
+    const std::string& file = cache_file;
     if (file.empty()) return;
     const DeviceTable& vk = core->vk;
     VkDevice device = core->device;
@@ -121,15 +124,10 @@ void Pipelines::save_pipeline_cache() const {
         if (loaded_cache_bytes && size <= loaded_cache_bytes) return; // nothing compiled here that the file lacks
         std::lock_guard lock(file_mutex());
         std::vector<uint8_t> saved = read_file(file);
-        if (!saved.empty()) {
-            VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-            info.initialDataSize = saved.size();
-            info.pInitialData = saved.data();
-            VkPipelineCache theirs = VK_NULL_HANDLE;
-            if (vk.vkCreatePipelineCache(device, &info, core->allocator, &theirs) == VK_SUCCESS) {
-                vk.vkMergePipelineCaches(device, pipeline_cache, 1, &theirs);
-                vk.vkDestroyPipelineCache(device, theirs, core->allocator);
-            }
+        VkPipelineCache theirs = VK_NULL_HANDLE;
+        if (!saved.empty() && create_cache(*core, saved, &theirs) == VK_SUCCESS) {
+            vk.vkMergePipelineCaches(device, pipeline_cache, 1, &theirs);
+            vk.vkDestroyPipelineCache(device, theirs, core->allocator);
         }
         std::vector<uint8_t> data = read_pipeline_cache(vk, device, pipeline_cache);
         if (data.empty()) return;

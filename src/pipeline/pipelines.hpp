@@ -31,7 +31,9 @@ struct Pipelines {
     VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
     VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
     bool own_pipeline_cache = false; // created here (not ContextOptions::pipeline_cache)
-    std::string pipeline_cache_path; // ContextOptions::pipeline_cache_path
+    // The file the own cache was read from and is saved to, chosen once when it is made
+    // (ContextOptions::pipeline_cache_path, VKC_PIPELINE_CACHE, default_cache_file); empty: none.
+    std::string cache_file;
     // Where a Context's own cache lives when no file is named (default_pipeline_cache_file); empty for
     // a Device, which writes no file the engine did not name.
     std::string default_cache_file;
@@ -58,7 +60,7 @@ struct Pipelines {
     std::map<UserKey, Slot<std::pair<VkShaderModule, VkPipeline>>> user_pipelines;
 
     // The layouts, and the pipeline cache: options.pipeline_cache, or one of its own (from
-    // options.pipeline_cache_data, or the file pipeline_cache_path or VKC_PIPELINE_CACHE names).
+    // options.pipeline_cache_data, or cache_file).
     void set_up(const DeviceCore& device, const ContextOptions& options);
     // Destroys what set_up and pipeline() made; saves the cache of its own to its file first.
     void destroy();
@@ -72,8 +74,6 @@ struct Pipelines {
     VkPipeline user_pipeline(std::span<const uint32_t> code, const WorkgroupShape& shape, bool packed,
                              uint32_t kernel_constant, const char* what);
     std::vector<uint8_t> pipeline_cache_data() const;
-    // The file the own cache is read from and saved to ("": none).
-    std::string pipeline_cache_file() const;
 
 private:
     // Guards the maps and their slots: pipeline() and user_pipeline() may run on several threads at
