@@ -392,18 +392,28 @@ void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS]) {
         subgroupBarrier(); // this item's counts before the next item's
     }
     barrier();
-    // Digit t: each subgroup's count to the count of the subgroups before it; the tile's count.
-    uint total = 0u;
-    const uint shift = counter_shift(t);
-    for (uint s = 0u; owns_digit() && s < gl_NumSubgroups; ++s) {
-        uint at = subgroup_counter(s, t);
-        uint n = (subgroup_counts[at] >> shift) & 0xffffu;
-        // The two digits of a word: each rewrites its own half.
-        atomicAdd(subgroup_counts[at], (total - n) << shift);
-        total += n;
+    // Counter word w < 128 holds digits w and w + 128, 16 bits each: invocation w turns each
+    // subgroup's pair into the pair of counts of the subgroups before it, both digits in one add (no
+    // half carries: a tile has fewer than 2^16 keys). Its loads do not wait on its stores.
+    uint pair_total = 0u;
+    if (t < DIGITS / 2u) {
+        [[unroll]] for (uint s = 0u; s < MAX_SUBGROUPS; ++s) {
+            if (s < gl_NumSubgroups) {
+                const uint at = subgroup_counter(s, t);
+                const uint n = subgroup_counts[at];
+                subgroup_counts[at] = pair_total;
+                pair_total += n;
+            }
+        }
     }
-    const uint start = vkc_workgroup_scan_exclusive_add(total);
-    if (owns_digit()) digit_tile_start[t] = start;
+    // The pairs' exclusive scan: the low half is digit w's start, the high half digit w + 128's less
+    // the keys of digits 0 to 127 (the low halves' total).
+    uint pair_start, pairs;
+    vkc_workgroup_scan_core_add(pair_total, pair_start, pairs);
+    if (t < DIGITS / 2u) {
+        digit_tile_start[t] = pair_start & 0xffffu;
+        digit_tile_start[t + DIGITS / 2u] = (pair_start >> 16u) + (pairs & 0xffffu);
+    }
     barrier();
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
         uint d = digits[i];
@@ -517,7 +527,12 @@ void sort_tile() {
     // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
     // pass's counts), plus its keys in the tiles before, less its first position in this tile.
     uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
-    uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
+#if VKC_SUBGROUP_ARITHMETIC
+    // The ranking's digit starts: padding keys count as the last digit, which starts no other.
+    const uint tile_start = owns_digit() ? digit_tile_start[t] : 0u;
+#else
+    const uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
+#endif
     if (owns_digit()) digit_offset[t] = digit_start + before - tile_start;
 
 
