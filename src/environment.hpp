@@ -22,7 +22,8 @@ std::string pipeline_cache();
 std::string tuning_file();
 
 // ---- Diagnostics and kernel experiments (docs/design.md); not for production ----
-// VKC_PIPELINE_STATS=1: print the driver's pipeline statistics (registers, ...) for each pipeline.
+// VKC_PIPELINE_STATS=1: print the driver's pipeline statistics (registers, ...) for each pipeline,
+// and the sizes a pipeline cache file was read and saved at.
 bool pipeline_stats();
 // VKC_SPIRV_OVERRIDE=<module name>=<file.spv>: run that file in place of the embedded module.
 std::string spirv_override();

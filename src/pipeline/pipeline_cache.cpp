@@ -103,6 +103,11 @@ void Pipelines::create_pipeline_cache(const ContextOptions& options) {
     if (from_file && vk.vkGetPipelineCacheData(device, pipeline_cache, &size, nullptr) == VK_SUCCESS) {
         loaded_cache_bytes = size;
     }
+    // A driver may keep less than it was given (a size limit): then later processes compile again.
+    if (environment::pipeline_stats() && !cache_file.empty()) {
+        std::fprintf(stderr, "pipeline cache %s: %zu bytes read, the driver's cache holds %zu\n", cache_file.c_str(),
+                     from_file ? data.size() : size_t(0), loaded_cache_bytes);
+    }
 }
 
 std::vector<uint8_t> Pipelines::pipeline_cache_data() const {
@@ -121,7 +126,11 @@ void Pipelines::save_pipeline_cache() const {
     try {
         size_t size = 0;
         check(vk.vkGetPipelineCacheData(device, pipeline_cache, &size, nullptr), "vkGetPipelineCacheData");
-        if (loaded_cache_bytes && size <= loaded_cache_bytes) return; // nothing compiled here that the file lacks
+        const bool stats = environment::pipeline_stats();
+        if (loaded_cache_bytes && size <= loaded_cache_bytes) { // nothing compiled here that the file lacks
+            if (stats) std::fprintf(stderr, "pipeline cache %s: not saved, %zu bytes held\n", file.c_str(), size);
+            return;
+        }
         std::lock_guard lock(file_mutex());
         std::vector<uint8_t> saved = read_file(file);
         VkPipelineCache theirs = VK_NULL_HANDLE;
@@ -144,6 +153,10 @@ void Pipelines::save_pipeline_cache() const {
             if (!out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()))) return;
         }
         std::rename(tmp.c_str(), file.c_str());
+        if (stats) {
+            std::fprintf(stderr, "pipeline cache %s: %zu bytes saved (%zu held before merging %zu from the file)\n",
+                         file.c_str(), data.size(), size, saved.size());
+        }
     } catch (...) {
         // A cache that cannot be saved costs the next process its pipelines' compile time, nothing else.
     }
