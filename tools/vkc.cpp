@@ -42,7 +42,7 @@ const char* usage =
     "    --validation              enable the Khronos validation layer; any message fails the case\n"
     "    --only TEXT               only the rows whose name contains TEXT (\"scan_inclusive add\")\n"
     "    --jobs N                  rows run on N Contexts (N threads) at once, so that the driver creates\n"
-    "                              their pipelines in parallel (default: the CPU's threads, at most 8)\n"
+    "                              their pipelines in parallel (default: the CPU's threads, at most 16)\n"
     "  modules [--json]            list the embedded SPIR-V modules and what each needs (--json: the\n"
     "                              manifest.json installed beside the .spv files)\n"
     "  check --type T --op OP --count N [--reduce] [--exclusive] [--in-place] [--device X]\n"
@@ -97,7 +97,7 @@ int selftest(int argc, char** argv) {
     vkc::ContextOptions options;
     bool quick = false;
     std::string only;
-    uint32_t jobs = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    uint32_t jobs = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
     vkc::tool::Arguments args(argc, argv);
     while (args.next()) {
         if (args.is("--device")) options.device = args.text();
