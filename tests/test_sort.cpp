@@ -275,6 +275,55 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
     }
 }
 
+// A tile of keys or fewer: one dispatch of one work-group takes every pass (MODE_SMALL), reading
+// the keys and writing the range the pass count puts the result in (in place for an even count).
+TEST_CASE("sort: a tile of keys or fewer in one dispatch, every key type, values, bit ranges, counts on the device") {
+    uint64_t seed = 900, index = 0;
+    const uint32_t value_sizes[] = {0, 4, 1, 8, 2, 16};
+    const uint64_t counts[] = {1, 2, 37, tile - 1, tile};
+    for (Type t : {Type::u32, Type::i32, Type::f32, Type::u64, Type::i64, Type::f64, Type::u8, Type::i8, Type::u16,
+                   Type::f16}) {
+        const uint64_t i = index++;
+        SortOptions o;
+        o.descending = i % 2 == 1;
+        const SortPattern p = is_float(t) ? SortPattern::floats_special : i % 3 == 0 ? SortPattern::few : SortPattern::random;
+        check_sort(t, p, counts[i % 5], o, value_sizes[i % 6], seed++);
+    }
+    const std::pair<uint32_t, uint32_t> ranges[] = {{4, 12}, {8, 24}, {0, 5}, {16, 16}};
+    for (auto [begin, end] : ranges) { // one pass (the alternate), two (in place), a narrow one, none
+        SortOptions o;
+        o.begin_bit = begin;
+        o.end_bit = end;
+        check_sort(Type::u32, SortPattern::random, tile - 3, o, 4, seed++);
+    }
+
+    Context& ctx = test::context();
+    Device& gpu = ctx.device();
+    const uint64_t n = tile;
+    Buffer keys = ctx.create_buffer(n * 4), alt = ctx.create_buffer(n * 4), count = ctx.create_buffer(4),
+           scratch = ctx.create_buffer(gpu.sort_scratch_bytes(Type::u32, n + 1));
+    auto whole = [](const Buffer& b) { return BufferRange{b.handle(), 0, b.size()}; };
+    CHECK(gpu.plan_sort(Type::u32, n, whole(keys), whole(alt), whole(scratch)).dispatches() == 1);
+    Buffer more = ctx.create_buffer((n + 1) * 4), more_alt = ctx.create_buffer((n + 1) * 4);
+    CHECK(gpu.plan_sort(Type::u32, n + 1, whole(more), whole(more_alt), whole(scratch)).dispatches() == 5);
+    // A count read on the device with a bound of a tile: one dispatch, the keys past the count left as
+    // they were (four passes: the result in place).
+    std::vector<uint32_t> input = verify::sort_keys(SortPattern::random, n, seed++);
+    const uint32_t live = 1000;
+    ctx.upload(keys, input.data(), n * 4);
+    ctx.upload(count, &live, 4);
+    SortPlan plan = gpu.plan_sort(Type::u32, IndirectCount{count.handle(), 0, n}, whole(keys), whole(alt), whole(scratch));
+    CHECK(plan.dispatches() == 1);
+    CHECK_FALSE(plan.result_in_alternate());
+    ctx.run(plan);
+    std::vector<uint32_t> got(n);
+    ctx.download(keys, got.data(), n * 4);
+    std::vector<uint32_t> want(input.begin(), input.begin() + live);
+    std::sort(want.begin(), want.end());
+    CHECK(std::equal(want.begin(), want.end(), got.begin()));
+    CHECK(std::equal(input.begin() + live, input.end(), got.begin() + live));
+}
+
 TEST_CASE("sort: bad arguments get errors that name the problem") {
     Context& ctx = test::context();
     Device& gpu = ctx.device();

@@ -67,7 +67,9 @@ constexpr uint32_t sort_tile_keys = 4096; // keys a work-group takes
 // record(cmd) records: a fill of the scratch range (vkCmdFillBuffer), a counting dispatch, and a
 // dispatch a pass, with barriers between them. Each pass moves the keys (and values) from one buffer
 // of the pair to the other, starting at `keys`: the sorted keys end in `keys_alternate` when the
-// number of passes is odd (result_in_alternate()). Both ranges of a pair are written.
+// number of passes is odd (result_in_alternate()). Both ranges of a pair may be written. A sort of
+// sort_tile_keys keys or fewer (its count, or an IndirectCount's max_count) records the fill and one
+// dispatch: one work-group takes every pass and writes the result where the rule above puts it.
 // Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
 // bind point. No queue submission, no waits.
 // Barriers the caller owes:

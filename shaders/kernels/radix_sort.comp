@@ -6,6 +6,8 @@
 // Context::sort). The host records, for a sort by bits [begin, end):
 //
 //   MODE_HISTOGRAM  one read of the keys counts every pass's digits (8 bits a pass) into the scratch;
+//   MODE_SMALL      at most a tile of keys: one work-group loads them, ranks them by every digit
+//                   in turn in shared memory, and writes them once (one dispatch, no scratch);
 //   MODE_PASS       a dispatch a pass (Onesweep's traffic: each key read once and written once):
 //                   each work-group takes a tile of 4096 keys by ticket, counts its digits and posts
 //                   the counts at once, ranks the tile stably by the digit (vkc/radix_rank.glsl, two
@@ -43,6 +45,9 @@ const uint key_words = wide_keys ? 2u : 1u;
 // views of the same bindings: such an item is one word in registers, zero-extended.
 const uint narrow_key_bytes = (sort_shape >> VKC_SORT_NARROW_KEY_SHIFT) & 3u;
 const uint narrow_value_bytes = (sort_shape >> VKC_SORT_NARROW_VALUE_SHIFT) & 3u;
+// A plan of a tile or fewer runs MODE_SMALL alone, on a pipeline of its own: registers are allotted
+// for the hungriest mode a pipeline compiles, and the passes' pipeline must not pay for this one.
+const bool small_sort = ((sort_shape >> VKC_SORT_SMALL_SHIFT) & 1u) != 0u;
 #if ITEM_BYTES == 1
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -129,7 +134,7 @@ layout(push_constant, std430) uniform Params {
     uint flags;
     uint mode;
     uint bits;       // MODE_PASS: the digit's first bit | its width << 8 | the pass << 16;
-                     // MODE_HISTOGRAM: the first bit | the end bit << 8 | passes << 16
+                     // MODE_HISTOGRAM, MODE_SMALL: the first bit | the end bit << 8 | passes << 16
     uint spin_limit; // polls of an unposted status before computing it
     uint tiles_per_group; // MODE_HISTOGRAM: tiles a work-group counts
     uint zero;
@@ -558,7 +563,75 @@ void sort_tile() {
     }
 }
 
+// ---- MODE_SMALL ---------------------------------------------------------------------------------
+// Words to their ranks, in tile order again (register i holds position_of(i)) for the next ranking.
+void to_tile_order(inout uint words[VKC_ITEMS], uint ranks[VKC_ITEMS]) {
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[VKC_RADIX_SLOT(ranks[i])] = words[i];
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[VKC_RADIX_SLOT(position_of(i))];
+}
+
+// The whole input is one tile (the host takes this mode for counts of a tile or less): every pass
+// ranks it stably by its digit and reorders it in registers, and the keys and values go out once.
+// The output may be the input's memory (an even number of passes sorts in place): every load is
+// consumed before the first pass's barriers, every store comes after the last pass's.
+void sort_small() {
+    const uint count = key_count();
+    const uint begin = params.bits & 0xffu, end = (params.bits >> 8u) & 0xffu, passes = params.bits >> 16u;
+    uint keys[VKC_ITEMS], highs[VKC_ITEMS], digits[VKC_ITEMS], ranks[VKC_ITEMS];
+    load_tile(keys, 0u, count, false, key_words, 0u);
+    if (wide_keys) load_tile(highs, 0u, count, false, key_words, 1u);
+    uvec4 values[VKC_ITEMS];
+    for (uint c = 0u; c < value_words; ++c) {
+        uint words[VKC_ITEMS];
+        load_tile(words, 0u, count, true, value_words, c);
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
+    }
+    for (uint p = 0u; p < passes; ++p) {
+        barrier(); // the last pass's reads of the stage before the ranking's counters take it over
+        const uint bit = begin + p * VKC_SORT_DIGIT_BITS;
+        // Past the count, the largest digit: such keys stay last, as in a pass's tile.
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+            digits[i] = position_of(i) < count
+                            ? bits_of(ordered(keys[i], wide_keys ? highs[i] : 0u), bit, min(VKC_SORT_DIGIT_BITS, end - bit))
+                            : DIGITS - 1u;
+        }
+#if VKC_SUBGROUP_ARITHMETIC
+        rank_tile(digits, ranks);
+#else
+        uint first_ranks[VKC_ITEMS];
+        rank_tile(digits, ranks, first_ranks);
+        vkc_radix_exchange(keys, first_ranks);
+        if (wide_keys) vkc_radix_exchange(highs, first_ranks);
+        for (uint c = 0u; c < value_words; ++c) {
+            uint words[VKC_ITEMS];
+            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
+            vkc_radix_exchange(words, first_ranks);
+            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
+        }
+#endif
+        to_tile_order(keys, ranks);
+        if (wide_keys) to_tile_order(highs, ranks);
+        for (uint c = 0u; c < value_words; ++c) {
+            uint words[VKC_ITEMS];
+            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
+            to_tile_order(words, ranks);
+            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
+        }
+    }
+    barrier(); // the last pass's loads from the stage, and every load of the input, before any store
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        const uint at = position_of(i);
+        if (at >= count) continue;
+        write_word(false, at, key_words, 0u, keys[i]);
+        if (wide_keys) write_word(false, at, key_words, 1u, highs[i]);
+        for (uint c = 0u; c < value_words; ++c) write_word(true, at, value_words, c, values[i][c]);
+    }
+}
+
 void main() {
-    if (params.mode == VKC_SORT_MODE_HISTOGRAM) count_digits();
+    if (small_sort) sort_small(); // MODE_SMALL
+    else if (params.mode == VKC_SORT_MODE_HISTOGRAM) count_digits();
     else sort_tile();
 }

@@ -1,6 +1,6 @@
 // Device-wide radix sort plans (include/vkc/sort.hpp): a fill of the scratch, the counting dispatch
-// and a dispatch a digit pass of shaders/kernels/radix_sort.comp, made once and recorded into any
-// command buffer of the device.
+// and a dispatch a digit pass of shaders/kernels/radix_sort.comp (or, for a tile of keys or fewer,
+// one dispatch), made once and recorded into any command buffer of the device.
 #include <algorithm>
 #include <string>
 
@@ -160,11 +160,17 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     if (count == 0 || passes == 0) return plan; // nothing moves
     st.passes = passes;
     st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
+    // A tile of keys or fewer (the most an IndirectCount may give, with one) sorts in one dispatch
+    // of one work-group, which holds the keys through every pass: it reads `keys` and writes the
+    // range the result belongs in, `keys` itself after an even number of passes.
+    const bool small = count <= sort_tile_keys;
+    const bool small_in_place = small && passes % 2 == 0;
     const uint32_t key_size = uint32_t(size_of(key));
     const uint32_t shape = (value_bytes >= 4 ? value_bytes / 4 : value_bytes ? 1 : 0) |
                            (key_size == 8 ? 1u : 0u) << VKC_SORT_KEY_WORDS_SHIFT |
                            (key_size < 4 ? key_size : 0u) << VKC_SORT_NARROW_KEY_SHIFT |
-                           (value_bytes < 4 ? value_bytes : 0u) << VKC_SORT_NARROW_VALUE_SHIFT;
+                           (value_bytes < 4 ? value_bytes : 0u) << VKC_SORT_NARROW_VALUE_SHIFT |
+                           (small ? 1u : 0u) << VKC_SORT_SMALL_SHIFT;
     st.pipeline = pipelines.pipeline(*m, {size}, m->path == Path::subgroup, 0, false, shape);
 
     allocate_sets(vk, device, allocator, pipelines.set_layout, 2, st.pool, st.sets);
@@ -173,9 +179,10 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const BufferRange& values_alternate = value_bytes ? r.values_alternate : r.keys_alternate;
     const uint64_t values_bytes = value_bytes ? value_range_bytes : key_bytes;
     for (uint32_t set = 0; set < 2; ++set) {
-        const BufferRange& keys_from = set ? r.keys_alternate : r.keys;
+        // Set 0 moves keys -> alternate, set 1 alternate -> keys, or keys -> keys in place.
+        const BufferRange& keys_from = set && !small_in_place ? r.keys_alternate : r.keys;
         const BufferRange& keys_to = set ? r.keys : r.keys_alternate;
-        const BufferRange& values_from = set ? values_alternate : values;
+        const BufferRange& values_from = set && !small_in_place ? values_alternate : values;
         const BufferRange& values_to = set ? values : values_alternate;
         VkDescriptorBufferInfo infos[sort_bindings] = {{keys_from.buffer, keys_from.offset, key_bytes},
                                                        {keys_to.buffer, keys_to.offset, key_bytes},
@@ -204,6 +211,13 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
         grid_for(groups, d.grid_x, d.grid_y);
         st.dispatches.push_back(d);
     };
+    if (small) {
+        SortParams one = p;
+        one.mode = VKC_SORT_MODE_SMALL;
+        one.bits = o.begin_bit | end << 8 | passes << 16;
+        add(small_in_place ? 1 : 0, one, 1);
+        return plan;
+    }
     SortParams h = p;
     h.mode = VKC_SORT_MODE_HISTOGRAM;
     h.bits = o.begin_bit | end << 8 | passes << 16;

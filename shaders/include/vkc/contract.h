@@ -91,6 +91,7 @@
 #define VKC_SORT_MAX_PASSES 8u       // 64-bit keys
 #define VKC_SORT_MODE_HISTOGRAM 0u   // every pass's digit counts, in one read of the keys
 #define VKC_SORT_MODE_PASS 1u        // one digit: rank each tile, look back, scatter
+#define VKC_SORT_MODE_SMALL 2u       // a tile of keys or fewer: one work-group, every pass
 #define VKC_SORT_FLAG_DESCENDING 1u
 #define VKC_SORT_FLAG_FORCE_FALLBACK 2u // test setting: never trust the previous tile's post
 #define VKC_SORT_FLAG_COUNT_ON_DEVICE 4u // the count from binding 3 (its word in bits 24-31)
@@ -98,10 +99,12 @@
 #define VKC_SORT_TRANSFORM_SHIFT 4u     // bits 4-5: the key's bits are 0 uint, 1 int, 2 float
 // VKC_SPEC_KERNEL: 32-bit words of a value (0: keys only, 1, 2 or 4) | key words - 1 (0 or 1) << 4 |
 // 8- or 16-bit keys' bytes (1 or 2; 0: 32- and 64-bit keys) << 8 | 1- or 2-byte values' bytes << 10
-// (their value words are 1); the narrow fields in the uchar module only, which reads such items.
+// (their value words are 1) | 1 << 12 for MODE_SMALL's pipeline; the narrow fields in the uchar
+// module only, which reads such items.
 #define VKC_SORT_KEY_WORDS_SHIFT 4u
 #define VKC_SORT_NARROW_KEY_SHIFT 8u
 #define VKC_SORT_NARROW_VALUE_SHIFT 10u
+#define VKC_SORT_SMALL_SHIFT 12u // 1: MODE_SMALL's pipeline, which compiles that mode alone (its registers apart)
 // Scratch words: a ticket a pass (eight), three statistics, then 256 digit counts a pass, then two
 // arrays of a status word a (tile, digit), pass p posting in array p % 2. A status word is
 // flag << 30 | a count (30 bits).
