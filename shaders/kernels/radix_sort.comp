@@ -451,6 +451,60 @@ void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS], out uint first
 }
 #endif
 
+// Words to their ranks, in tile order again (register i holds position_of(i)) for the next ranking.
+void to_tile_order(inout uint words[VKC_ITEMS], uint ranks[VKC_ITEMS]) {
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[VKC_RADIX_SLOT(ranks[i])] = words[i];
+    barrier();
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[VKC_RADIX_SLOT(position_of(i))];
+}
+
+// The tile's values: word c of item i in values[i][c].
+void load_values(out uvec4 values[VKC_ITEMS], uint first, uint valid) {
+    for (uint c = 0u; c < value_words; ++c) {
+        uint words[VKC_ITEMS];
+        load_tile(words, first, valid, true, value_words, c);
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
+    }
+}
+
+// How a tile's items move to their ranks (the stage takes one word of each item at a time).
+const uint MOVE_TO_SORTED_STRIPED = 0u; // register i holds sorted position i * SIZE + t
+const uint MOVE_TO_TILE_ORDER = 1u;     // register i holds sorted position position_of(i)
+#if !VKC_SUBGROUP_ARITHMETIC
+const uint MOVE_EXCHANGE = 2u;          // vkc_radix_exchange: the ranking's blocked order
+#endif
+void move_words(inout uint words[VKC_ITEMS], uint ranks[VKC_ITEMS], uint how) {
+#if !VKC_SUBGROUP_ARITHMETIC
+    if (how == MOVE_EXCHANGE) vkc_radix_exchange(words, ranks);
+#endif
+    if (how == MOVE_TO_SORTED_STRIPED) to_sorted_striped(words, ranks);
+    if (how == MOVE_TO_TILE_ORDER) to_tile_order(words, ranks);
+}
+void move_values(inout uvec4 values[VKC_ITEMS], uint ranks[VKC_ITEMS], uint how) {
+    for (uint c = 0u; c < value_words; ++c) {
+        uint words[VKC_ITEMS];
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
+        move_words(words, ranks, how);
+        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
+    }
+}
+
+// ranks[i]: item i's position when the tile is ordered stably by digit. The shared-memory module's
+// first 4-bit ranking moves the keys and values on the way (the second's positions are final).
+void rank_items(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS], inout uint keys[VKC_ITEMS],
+                inout uint highs[VKC_ITEMS], inout uvec4 values[VKC_ITEMS]) {
+#if VKC_SUBGROUP_ARITHMETIC
+    rank_tile(digits, ranks);
+#else
+    uint first_ranks[VKC_ITEMS];
+    rank_tile(digits, ranks, first_ranks);
+    vkc_radix_exchange(keys, first_ranks);
+    if (wide_keys) vkc_radix_exchange(highs, first_ranks);
+    move_values(values, first_ranks, MOVE_EXCHANGE);
+#endif
+}
+
 // A pass whose digit is the same for every key: the tile's keys and values go out where they were.
 void copy_tile(uint keys[VKC_ITEMS], uint highs[VKC_ITEMS], uint first, uint valid) {
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
@@ -506,27 +560,9 @@ void sort_tile() {
     if (owns_digit()) post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, mine);
 
     uvec4 values[VKC_ITEMS];
-    for (uint c = 0u; c < value_words; ++c) {
-        uint words[VKC_ITEMS];
-        load_tile(words, first, valid, true, value_words, c);
-        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
-    }
-
+    load_values(values, first, valid);
     uint ranks[VKC_ITEMS];
-#if VKC_SUBGROUP_ARITHMETIC
-    rank_tile(digits, ranks);
-#else
-    uint first_ranks[VKC_ITEMS];
-    rank_tile(digits, ranks, first_ranks);
-    vkc_radix_exchange(keys, first_ranks);
-    if (wide_keys) vkc_radix_exchange(highs, first_ranks);
-    for (uint c = 0u; c < value_words; ++c) {
-        uint words[VKC_ITEMS];
-        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
-        vkc_radix_exchange(words, first_ranks);
-        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
-    }
-#endif
+    rank_items(digits, ranks, keys, highs, values);
     uint before = look_back(tile, count);
     if (tile != 0u && owns_digit()) post(tile, t, STATUS_PREFIX, before + mine);
     // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
@@ -552,26 +588,15 @@ void sort_tile() {
             if (wide_keys) write_word(false, at, key_words, 1u, highs[i]);
         }
     }
-    for (uint c = 0u; c < value_words; ++c) {
-        uint words[VKC_ITEMS];
-        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
-        to_sorted_striped(words, ranks);
-        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
-            uint k = i * SIZE + t;
-            if (k < valid) write_word(true, digit_offset[digits[i]] + k, value_words, c, words[i]);
-        }
+    move_values(values, ranks, MOVE_TO_SORTED_STRIPED);
+    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
+        uint k = i * SIZE + t;
+        if (k >= valid) continue;
+        for (uint c = 0u; c < value_words; ++c) write_word(true, digit_offset[digits[i]] + k, value_words, c, values[i][c]);
     }
 }
 
 // ---- MODE_SMALL ---------------------------------------------------------------------------------
-// Words to their ranks, in tile order again (register i holds position_of(i)) for the next ranking.
-void to_tile_order(inout uint words[VKC_ITEMS], uint ranks[VKC_ITEMS]) {
-    barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) vkc_radix_stage[VKC_RADIX_SLOT(ranks[i])] = words[i];
-    barrier();
-    [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = vkc_radix_stage[VKC_RADIX_SLOT(position_of(i))];
-}
-
 // The whole input is one tile (the host takes this mode for counts of a tile or less): every pass
 // ranks it stably by its digit and reorders it in registers, and the keys and values go out once.
 // The output may be the input's memory (an even number of passes sorts in place): every load is
@@ -583,11 +608,7 @@ void sort_small() {
     load_tile(keys, 0u, count, false, key_words, 0u);
     if (wide_keys) load_tile(highs, 0u, count, false, key_words, 1u);
     uvec4 values[VKC_ITEMS];
-    for (uint c = 0u; c < value_words; ++c) {
-        uint words[VKC_ITEMS];
-        load_tile(words, 0u, count, true, value_words, c);
-        [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
-    }
+    load_values(values, 0u, count);
     for (uint p = 0u; p < passes; ++p) {
         barrier(); // the last pass's reads of the stage before the ranking's counters take it over
         const uint bit = begin + p * VKC_SORT_DIGIT_BITS;
@@ -597,28 +618,10 @@ void sort_small() {
                             ? bits_of(ordered(keys[i], wide_keys ? highs[i] : 0u), bit, min(VKC_SORT_DIGIT_BITS, end - bit))
                             : DIGITS - 1u;
         }
-#if VKC_SUBGROUP_ARITHMETIC
-        rank_tile(digits, ranks);
-#else
-        uint first_ranks[VKC_ITEMS];
-        rank_tile(digits, ranks, first_ranks);
-        vkc_radix_exchange(keys, first_ranks);
-        if (wide_keys) vkc_radix_exchange(highs, first_ranks);
-        for (uint c = 0u; c < value_words; ++c) {
-            uint words[VKC_ITEMS];
-            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
-            vkc_radix_exchange(words, first_ranks);
-            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
-        }
-#endif
+        rank_items(digits, ranks, keys, highs, values);
         to_tile_order(keys, ranks);
         if (wide_keys) to_tile_order(highs, ranks);
-        for (uint c = 0u; c < value_words; ++c) {
-            uint words[VKC_ITEMS];
-            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) words[i] = values[i][c];
-            to_tile_order(words, ranks);
-            [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) values[i][c] = words[i];
-        }
+        move_values(values, ranks, MOVE_TO_TILE_ORDER);
     }
     barrier(); // the last pass's loads from the stage, and every load of the input, before any store
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
