@@ -6,6 +6,7 @@
 // Context::sort). The host records, for a sort by bits [begin, end):
 //
 //   MODE_HISTOGRAM  one read of the keys counts every pass's digits (8 bits a pass) into the scratch;
+//                   the last work-group to finish turns the counts into each digit's start;
 //   MODE_SMALL      at most a tile of keys: one work-group loads them, ranks them by every digit
 //                   in turn in shared memory, and writes them once (one dispatch, no scratch);
 //   MODE_PASS       a dispatch a pass (Onesweep's traffic: each key read once and written once):
@@ -183,6 +184,7 @@ uint bits_of(uvec2 k, uint bit, uint width) {
 }
 uint key_word(uint index, uint word) { return read_word(false, index, key_words, word); }
 
+shared bool histogram_last;
 // ---- MODE_HISTOGRAM ---------------------------------------------------------------------------
 // The work-group's counts in vkc_radix_stage (passes x 256 words), added to the scratch's at the end.
 void count_digits() {
@@ -215,6 +217,24 @@ void count_digits() {
     for (uint w = t; w < passes * DIGITS; w += SIZE) {
         uint n = vkc_radix_stage[w];
         if (n != 0u) atomicAdd(state[VKC_SORT_HISTOGRAMS + w], n);
+    }
+    // The last work-group to finish turns every pass's counts into its digits' starts (their
+    // exclusive scan), which the passes' tiles then read instead of each scanning the counts.
+    memoryBarrierBuffer(); // this group's counts before its count of finished groups
+    barrier();
+    if (t == 0u) {
+        const uint groups = (params.tiles + params.tiles_per_group - 1u) / params.tiles_per_group;
+        histogram_last = atomicAdd(state[VKC_SORT_HISTOGRAM_DONE], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                   gl_SemanticsAcquireRelease) == groups - 1u;
+    }
+    barrier();
+    if (!histogram_last) return;
+    memoryBarrierBuffer(); // every group's counts before the reads below
+    for (uint p = 0u; p < passes; ++p) {
+        const uint at = VKC_SORT_HISTOGRAMS + p * DIGITS + t;
+        const uint n = owns_digit() ? atomicLoad(state[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) : 0u;
+        const uint start = vkc_workgroup_scan_exclusive_add(n);
+        if (owns_digit()) state[at] = start;
     }
 }
 
@@ -273,10 +293,14 @@ uint count_tile(uint tile, uint count) {
 // on its own, with no barrier (as Onesweep's look-back does), adding counts until it meets an
 // inclusive prefix (tile 0 posts its counts as one). A status still unposted after spin_limit polls
 // stops the walk there; then the work-group counts the nearest such tile from its keys, every digit
-// stopped at it takes its count and walks on, and the others poll again.
-shared uint look_back_stuck; // 1 + the nearest tile a walk stopped at; 0: none
+// stopped at it takes its count and walks on, and the others poll again. Each digit posts its
+// inclusive prefix (`mine` its count in this tile) as soon as its walk ends: its successors wait on
+// it, not on this tile's other digits.
+// 1 + the nearest tile a walk stopped at (0: none), in two slots that take turns a round (a round
+// counts one tile or ends the walks): one barrier a round, the other slot cleared meanwhile.
+shared uint look_back_stuck[2];
 const uint WINDOW = 8u;       // statuses a walk reads at once (8 measured faster than 16)
-uint look_back(uint tile, uint count) {
+uint look_back(uint tile, uint count, uint mine) {
     const uint t = gl_LocalInvocationIndex;
     uint before = 0u;
     uint next = owns_digit() ? tile : 0u; // the walk reads tile next - 1
@@ -312,6 +336,7 @@ uint look_back(uint tile, uint count) {
                 }
                 steps += taken;
                 next = prefix ? 0u : next - taken;
+                if (next == 0u) post(tile, t, STATUS_PREFIX, before + mine);
                 if (prefix || taken == reach) {
                     polls = 0u;
                     continue;
@@ -324,18 +349,18 @@ uint look_back(uint tile, uint count) {
             }
         }
         forced = false;
+        const uint slot = counted_tiles & 1u;
+        if (stuck) atomicMax(look_back_stuck[slot], next);
         barrier();
-        if (t == 0u) look_back_stuck = 0u;
-        barrier();
-        if (stuck) atomicMax(look_back_stuck, next);
-        barrier();
-        uint nearest = look_back_stuck; // uniform: read after the barrier
+        uint nearest = look_back_stuck[slot]; // uniform: read after the barrier
+        // The other slot was last read in the round before, by invocations all past this barrier.
+        if (t == 0u) look_back_stuck[slot ^ 1u] = 0u;
         if (nearest == 0u) break;
         uint counted = count_tile(nearest - 1u, count);
         ++counted_tiles;
         if (stuck && next == nearest) {
             before += counted;
-            --next;
+            if (--next == 0u) post(tile, t, STATUS_PREFIX, before + mine);
         }
     }
     if (has_flag(VKC_SORT_FLAG_STATS)) {
@@ -372,11 +397,13 @@ void load_tile(inout uint words[VKC_ITEMS], uint first, uint valid, bool values,
     }
 }
 
+// The ranking's counters start at zero: the caller clears them before a barrier.
+void clear_rank_counters() {
+    for (uint w = gl_LocalInvocationIndex; w < gl_NumSubgroups * DIGITS / 2u; w += SIZE) subgroup_counts[w] = 0u;
+}
 void rank_tile(uint digits[VKC_ITEMS], out uint ranks[VKC_ITEMS]) {
     const uint t = gl_LocalInvocationIndex;
     const uint subgroup = gl_SubgroupID;
-    for (uint w = t; w < gl_NumSubgroups * DIGITS / 2u; w += SIZE) subgroup_counts[w] = 0u;
-    barrier();
     uint within[VKC_ITEMS];
     [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {
         uint d = digits[i];
@@ -526,8 +553,13 @@ void sort_tile() {
     if (t == 0u) {
         tile_index = atomicAdd(state[VKC_SORT_TICKETS + (params.bits >> 16u)], 1u);
         digit_uniform = false;
+        look_back_stuck[0] = 0u;
+        look_back_stuck[1] = 0u;
     }
     if (owns_digit()) tile_count[t] = 0u;
+#if VKC_SUBGROUP_ARITHMETIC
+    clear_rank_counters(); // the stage is not used before the ranking
+#endif
     barrier();
     const uint tile = tile_index;
     const uint count = key_count();
@@ -537,8 +569,10 @@ void sort_tile() {
     if (owns_digit()) state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
     // The pass's count of digit t, read while the keys load. One digit counting every key means a
     // pass that keeps the order: every tile sees it alike, and is copied where it was.
-    const uint pass_counts = owns_digit() ? state[VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS + t] : 0u;
-    if (owns_digit() && pass_counts == count) digit_uniform = true;
+    const uint pass_starts = VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS;
+    const uint digit_start = owns_digit() ? state[pass_starts + t] : 0u;
+    const uint digit_end = owns_digit() ? (t + 1u < DIGITS ? state[pass_starts + t + 1u] : count) : 0u;
+    if (owns_digit() && digit_end - digit_start == count) digit_uniform = true;
 
     uint keys[VKC_ITEMS], highs[VKC_ITEMS], digits[VKC_ITEMS];
     load_tile(keys, first, valid, false, key_words, 0u);
@@ -563,11 +597,9 @@ void sort_tile() {
     load_values(values, first, valid);
     uint ranks[VKC_ITEMS];
     rank_items(digits, ranks, keys, highs, values);
-    uint before = look_back(tile, count);
-    if (tile != 0u && owns_digit()) post(tile, t, STATUS_PREFIX, before + mine);
-    // Where each digit's keys go: the digit's start in the whole output (the exclusive scan of the
-    // pass's counts), plus its keys in the tiles before, less its first position in this tile.
-    uint digit_start = vkc_workgroup_scan_exclusive_add(pass_counts);
+    uint before = look_back(tile, count, mine);
+    // Where each digit's keys go: the digit's start in the whole output (from the counting
+    // dispatch), plus its keys in the tiles before, less its first position in this tile.
 #if VKC_SUBGROUP_ARITHMETIC
     // The ranking's digit starts: padding keys count as the last digit, which starts no other.
     const uint tile_start = owns_digit() ? digit_tile_start[t] : 0u;
@@ -611,6 +643,10 @@ void sort_small() {
     load_values(values, 0u, count);
     for (uint p = 0u; p < passes; ++p) {
         barrier(); // the last pass's reads of the stage before the ranking's counters take it over
+#if VKC_SUBGROUP_ARITHMETIC
+        clear_rank_counters();
+        barrier();
+#endif
         const uint bit = begin + p * VKC_SORT_DIGIT_BITS;
         // Past the count, the largest digit: such keys stay last, as in a pass's tile.
         [[unroll]] for (uint i = 0u; i < VKC_ITEMS; ++i) {

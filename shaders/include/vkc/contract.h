@@ -105,13 +105,15 @@
 #define VKC_SORT_NARROW_KEY_SHIFT 8u
 #define VKC_SORT_NARROW_VALUE_SHIFT 10u
 #define VKC_SORT_SMALL_SHIFT 12u // 1: MODE_SMALL's pipeline, which compiles that mode alone (its registers apart)
-// Scratch words: a ticket a pass (eight), three statistics, then 256 digit counts a pass, then two
-// arrays of a status word a (tile, digit), pass p posting in array p % 2. A status word is
+// Scratch words: a ticket a pass (eight), three statistics, the counting dispatch's finished
+// work-groups, then 256 digit counts a pass (the digits' starts once the counting dispatch ends),
+// then two arrays of a status word a (tile, digit), pass p posting in array p % 2. A status word is
 // flag << 30 | a count (30 bits).
 #define VKC_SORT_TICKETS 0u
 #define VKC_SORT_STAT_STEPS 8u    // with FLAG_STATS: statuses read by the digits' walks, all passes
 #define VKC_SORT_STAT_COUNTED 9u  // tiles counted from their keys (the fallback)
 #define VKC_SORT_STAT_TILES 10u   // tiles sorted
+#define VKC_SORT_HISTOGRAM_DONE 11u // work-groups of the counting dispatch finished
 #define VKC_SORT_HISTOGRAMS 16u
 #define VKC_SORT_STATUSES 2064u // VKC_SORT_HISTOGRAMS + 8 x 256
 #define VKC_SORT_MAX_COUNT 1073741823u // keys one sort takes: 2^30 - 1, the status word's count
