@@ -178,13 +178,8 @@ ScanPlan DeviceState::make_plan(bool reduce, Type type, Op op, uint64_t count, c
         // Binding 3: an IndirectCount's buffer from the aligned offset at or before its count (the
         // shader reads word count_word), else the scratch again (bound, never read). Each segment
         // scans the count's items from its first on, at most its own.
-        VkDescriptorBufferInfo count_info{scratch.buffer, scratch.offset, state_binding_bytes};
-        uint32_t count_word = 0;
-        if (indirect) {
-            CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
-            count_info = binding.info;
-            count_word = binding.word;
-        }
+        const auto [count_info, count_word] = count_binding(indirect, {scratch.buffer, scratch.offset, state_binding_bytes},
+                                                            dev.min_storage_buffer_offset_alignment);
         VkDescriptorBufferInfo infos[scan_bindings] = {
             {count ? in.buffer : out.buffer, count ? in.offset + s * l.segment_items * bytes : out.offset,
              std::max<uint64_t>(seg_bytes, bytes)},

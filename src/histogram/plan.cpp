@@ -281,13 +281,8 @@ HistogramPlan DeviceState::make_histogram_plan(Type sample, uint64_t pixels, con
     // Even bins read no levels: the binding sees the scratch (never read through it).
     const WordBinding levels = total_levels ? word_binding(r.levels, uint64_t(total_levels) * 4, min_align)
                                             : word_binding(r.scratch, histogram_scratch_bytes_needed, min_align);
-    VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, histogram_scratch_bytes_needed};
-    uint32_t count_word = 0;
-    if (indirect) {
-        CountBinding binding = count_binding(*indirect, min_align);
-        count_info = binding.info;
-        count_word = binding.word;
-    }
+    const auto [count_info, count_word] =
+        count_binding(indirect, {r.scratch.buffer, r.scratch.offset, histogram_scratch_bytes_needed}, min_align);
     VkDescriptorBufferInfo infos[histogram_bindings] = {{r.samples.buffer, r.samples.offset, sample_bytes},
                                                         out.info,
                                                         {r.scratch.buffer, r.scratch.offset, histogram_scratch_bytes_needed},

@@ -70,6 +70,10 @@ CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_align
     return {{count.count_buffer, base, at + 4 - base}, uint32_t((at - base) / 4)};
 }
 
+CountBinding count_binding(const IndirectCount* count, VkDescriptorBufferInfo placeholder, uint64_t min_offset_alignment) {
+    return count ? count_binding(*count, min_offset_alignment) : CountBinding{placeholder, 0};
+}
+
 WordBinding word_binding(const BufferRange& range, uint64_t bytes, uint64_t min_offset_alignment) {
     CountBinding b = count_binding(IndirectCount{range.buffer, range.offset, 0}, min_offset_alignment);
     b.info.range = range.offset + bytes - b.info.offset;

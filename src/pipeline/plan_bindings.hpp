@@ -39,6 +39,9 @@ struct CountBinding {
     uint32_t word = 0;
 };
 CountBinding count_binding(const IndirectCount& count, uint64_t min_offset_alignment);
+// A plan's count binding: the IndirectCount's where it has one, else `placeholder` (a range the plan
+// binds anyway: bound, never read) with word 0.
+CountBinding count_binding(const IndirectCount* count, VkDescriptorBufferInfo placeholder, uint64_t min_offset_alignment);
 // A range of `bytes` bound from the offset at or before it that the device's alignment allows, and its
 // first word in that binding (at most 63: the alignment is at most 256 bytes), for ranges a kernel
 // takes at any multiple of 4 bytes.

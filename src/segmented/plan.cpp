@@ -168,16 +168,9 @@ SegmentedPlan DeviceState::make_segmented_plan(Type value, Op op, uint64_t count
         roles.push_back({&r.scratch, scratch_need, align, "scratch"});
     }
     check_roles(roles, dev.max_storage_buffer_range, what);
-    VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
-    uint32_t count_word = 0;
-    if (indirect) {
-        check_indirect_count(*indirect, roles, what);
-        if (count > 0) {
-            CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
-            count_info = binding.info;
-            count_word = binding.word;
-        }
-    }
+    if (indirect) check_indirect_count(*indirect, roles, what);
+    const auto [count_info, count_word] = count_binding(indirect, {r.scratch.buffer, r.scratch.offset, scratch_need},
+                                                        dev.min_storage_buffer_offset_alignment);
 
     SegmentedPlan plan;
     plan.state_ = std::make_unique<SegmentedPlan::State>();

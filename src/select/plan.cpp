@@ -147,16 +147,9 @@ SelectPlan DeviceState::make_select_plan(Type item, uint64_t count, const Select
         roles.push_back({&r.scratch, scratch_need, align, "scratch"});
     }
     check_roles(roles, dev.max_storage_buffer_range, what);
-    VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
-    uint32_t count_word = 0;
-    if (indirect) {
-        check_indirect_count(*indirect, roles, what);
-        if (count > 0) {
-            CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
-            count_info = binding.info;
-            count_word = binding.word;
-        }
-    }
+    if (indirect) check_indirect_count(*indirect, roles, what);
+    const auto [count_info, count_word] = count_binding(indirect, {r.scratch.buffer, r.scratch.offset, scratch_need},
+                                                        dev.min_storage_buffer_offset_alignment);
 
     SelectPlan plan;
     plan.state_ = std::make_unique<SelectPlan::State>();

@@ -140,14 +140,9 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     roles.push_back({&r.scratch, scratch_need, align, "scratch"});
     if (count == 0) roles.clear(); // nothing is bound
     check_roles(roles, dev.max_storage_buffer_range, what);
-    uint32_t count_word = 0;
-    VkDescriptorBufferInfo count_info{r.scratch.buffer, r.scratch.offset, scratch_need};
-    if (indirect) {
-        check_indirect_count(*indirect, roles, what);
-        CountBinding binding = count_binding(*indirect, dev.min_storage_buffer_offset_alignment);
-        count_info = binding.info;
-        count_word = binding.word;
-    }
+    if (indirect) check_indirect_count(*indirect, roles, what);
+    const auto [count_info, count_word] = count_binding(indirect, {r.scratch.buffer, r.scratch.offset, scratch_need},
+                                                        dev.min_storage_buffer_offset_alignment);
 
     SortPlan plan;
     plan.state_ = std::make_unique<SortPlan::State>();
