@@ -223,6 +223,7 @@ void count_digits() {
     memoryBarrierBuffer(); // this group's counts before its count of finished groups
     barrier();
     if (t == 0u) {
+        // The host dispatches exactly this many groups (at most 1024: one row of the grid).
         const uint groups = (params.tiles + params.tiles_per_group - 1u) / params.tiles_per_group;
         histogram_last = atomicAdd(state[VKC_SORT_HISTOGRAM_DONE], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
                                    gl_SemanticsAcquireRelease) == groups - 1u;
