@@ -184,8 +184,8 @@ uint bits_of(uvec2 k, uint bit, uint width) {
 }
 uint key_word(uint index, uint word) { return read_word(false, index, key_words, word); }
 
-shared bool histogram_last;
 // ---- MODE_HISTOGRAM ---------------------------------------------------------------------------
+shared bool histogram_last; // this work-group finished the counting dispatch last
 // The work-group's counts in vkc_radix_stage (passes x 256 words), added to the scratch's at the end.
 void count_digits() {
     const uint t = gl_LocalInvocationIndex;
@@ -568,8 +568,8 @@ void sort_tile() {
     const uint first = tile * TILE;
     const uint valid = min(TILE, count - first);
     if (owns_digit()) state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
-    // The pass's count of digit t, read while the keys load. One digit counting every key means a
-    // pass that keeps the order: every tile sees it alike, and is copied where it was.
+    // Digit t's start and end in the pass's output, read while the keys load. One digit holding
+    // every key means a pass that keeps the order: every tile sees it alike, and is copied where it was.
     const uint pass_starts = VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS;
     const uint digit_start = owns_digit() ? state[pass_starts + t] : 0u;
     const uint digit_end = owns_digit() ? (t + 1u < DIGITS ? state[pass_starts + t + 1u] : count) : 0u;
