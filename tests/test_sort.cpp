@@ -127,6 +127,29 @@ TEST_CASE("sort: bit ranges, with passes of fewer than 8 bits and none at all") 
     }
 }
 
+// A sort past 2^30 keys looks back in portions of tiles (a status word counts 30 bits); the test hook
+// makes portions of a few tiles, so that small inputs take that path: keys of a portion start after
+// the portions before in each digit, and each portion's first tile posts an inclusive prefix.
+TEST_CASE("sort: portions of the look-back, as sorts past 2^30 keys take them") {
+    uint64_t seed = 450;
+    SortOptions o;
+    o.test.portion_tiles = 2;
+    check_sort(Type::u32, SortPattern::random, 7 * tile + 5, o, 0, seed++);
+    check_sort(Type::u32, SortPattern::few, 9 * tile + 1, o, 4, seed++); // stable across portions
+    check_sort(Type::u32, SortPattern::high_bits, 5 * tile + 3, o, 8, seed++); // passes that copy
+    o.test.portion_tiles = 1;
+    o.descending = true;
+    check_sort(Type::f64, SortPattern::floats_special, 4 * tile + 17, o, 16, seed++);
+    check_sort(Type::u16, SortPattern::random, 6 * tile + 2, o, 2, seed++);
+    o.test.portion_tiles = 3;
+    o.descending = false;
+    o.test.force_fallback = true;
+    check_sort(Type::i32, SortPattern::random, 10 * tile + 9, o, 4, seed++);
+    // A portion of more tiles than the sort has: one portion, as without the hook.
+    o.test.portion_tiles = 100;
+    check_sort(Type::u32, SortPattern::random, 3 * tile + 1, o, 0, seed++);
+}
+
 TEST_CASE("sort: the look-back's fallback, forced for every tile, and a spin limit of one poll") {
     uint64_t seed = 400;
     for (int kind = 0; kind < 2; ++kind) {
@@ -211,7 +234,12 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
     const uint64_t align = std::max<uint64_t>(256, ctx.info().min_storage_buffer_offset_alignment);
     auto round = [&](uint64_t b) { return (b + align - 1) / align * align; };
     const uint64_t key_bytes = round(bound * 4), value_bytes = round(bound * 8);
-    const uint64_t scratch_bytes = gpu.sort_scratch_bytes(Type::u32, bound);
+    // Plans with a count read on the device look back in portions of two tiles (the test hook), which
+    // need more scratch than one portion.
+    SortOptions two_tile_portions;
+    two_tile_portions.test.portion_tiles = 2;
+    const uint64_t scratch_bytes = gpu.sort_scratch_bytes(Type::u32, bound, two_tile_portions);
+    CHECK(scratch_bytes > gpu.sort_scratch_bytes(Type::u32, bound));
     const uint64_t at_keys = align, at_alt = at_keys + key_bytes, at_values = at_alt + key_bytes,
                    at_values_alt = at_values + value_bytes, at_scratch = at_values_alt + value_bytes,
                    at_count = at_scratch + round(scratch_bytes);
@@ -225,7 +253,8 @@ TEST_CASE("sort: plans on a caller's ranges, double-buffered, with the count rea
                 SortOptions o;
                 o.end_bit = end_bit;
                 o.path = test::preferred_path();
-                INFO("end bit " << end_bit << ", count " << std::to_string(n) << (indirect ? ", read on the device" : ""));
+                o.test.portion_tiles = indirect ? 2 : 0;
+                INFO("end bit " << end_bit << ", count " << std::to_string(n) << std::string(indirect ? ", read on the device" : ""));
                 std::vector<uint32_t> keys = verify::sort_keys(SortPattern::random, bound, seed++);
                 std::vector<uint32_t> values(2 * bound);
                 for (uint64_t i = 0; i < 2 * bound; ++i) values[i] = uint32_t(i);
@@ -392,3 +421,4 @@ TEST_CASE("sort: bad arguments get errors that name the problem") {
     ctx.download(keys, after.data(), n * 4);
     CHECK(after == original);
 }
+

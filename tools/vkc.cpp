@@ -268,7 +268,8 @@ int selftest(int argc, char** argv) {
 
     // Device-wide sort: keys of each type ascending and descending, and pairs of each value size (and
     // of 64-bit keys), at counts 0, 1, a tile +- 1, many tiles and (not quick) a thousand; a forced
-    // fallback, a bit range and few distinct keys in rotation.
+    // fallback, a bit range and few distinct keys in rotation; many tiles look back in portions of 16
+    // tiles (the path of sorts past 2^30 keys).
     {
         const uint64_t tile = vkc::sort_tile_keys;
         auto sort_row = [&](vkc::Type key, uint32_t value_bytes, bool descending) {
@@ -282,6 +283,7 @@ int selftest(int argc, char** argv) {
                 c.count = n;
                 c.options.descending = descending;
                 c.options.test.force_fallback = k % 3 == 1;
+                c.options.test.portion_tiles = n > 16 * tile ? 16 : 0;
                 const size_t key_size = vkc::size_of(key); // a 64-bit key's range has a digit across the words
                 if (k % 3 == 2) {
                     c.options.begin_bit = key_size == 8 ? 28 : key_size == 4 ? 4 : 2;

@@ -38,6 +38,10 @@ struct SortTestHooks {
     // Every tile counts its predecessor's digits from the keys instead of trusting its post (the
     // look-back's fallback).
     bool force_fallback = false;
+    // Tiles a look-back portion holds (0: as many as a status word counts, 262143): small portions
+    // take the path of sorts past 2^30 keys on small inputs. Rounded down to whole runs of the
+    // counting dispatch's work-groups (1 tile a group up to 1024 tiles).
+    uint32_t portion_tiles = 0;
 };
 
 struct SortOptions {
@@ -56,8 +60,9 @@ struct SortOptions {
     SortTestHooks test;
 };
 
-// Keys one sort takes at most: a tile's status word counts keys in 30 bits.
-constexpr uint64_t sort_max_count = (1ull << 30) - 1;
+// Keys one sort takes at most (a uint32 index). A tile's status word counts keys in 30 bits, so a
+// sort of more keys than that looks back in portions of tiles (src/sort/, docs/design.md).
+constexpr uint64_t sort_max_count = (1ull << 32) - 1;
 constexpr uint32_t sort_tile_keys = 4096; // keys a work-group takes
 
 // A sort recorded into command buffers the caller owns (Device::plan_sort / plan_sort_pairs). It
@@ -65,11 +70,13 @@ constexpr uint32_t sort_tile_keys = 4096; // keys a work-group takes
 // every command buffer it was recorded into has finished. Move only.
 //
 // record(cmd) records: a fill of the scratch range (vkCmdFillBuffer), a counting dispatch, and a
-// dispatch a pass, with barriers between them. Each pass moves the keys (and values) from one buffer
+// dispatch a pass (past 2^30 - 4096 keys, also a counting dispatch before each pass after the
+// first), with barriers between them. Each pass moves the keys (and values) from one buffer
 // of the pair to the other, starting at `keys`: the sorted keys end in `keys_alternate` when the
 // number of passes is odd (result_in_alternate()). Both ranges of a pair may be written. A sort of
-// sort_tile_keys keys or fewer (its count, or an IndirectCount's max_count) records the fill and one
-// dispatch: one work-group takes every pass and writes the result where the rule above puts it.
+// sort_tile_keys keys or fewer (its count, or an IndirectCount's max_count) records one dispatch and
+// leaves the scratch as it was: one work-group takes every pass and writes the result where the rule
+// above puts it.
 // Bound state it changes: the compute pipeline, descriptor set 0 and push constants of the compute
 // bind point. No queue submission, no waits.
 // Barriers the caller owes:

@@ -173,8 +173,9 @@ typedef struct VkcSortPlanCreateInfo {
     VkcSortFlags flags;
     uint32_t beginBit;   /* sort by bits [beginBit, endBit) of the ordered key; endBit 0: every bit */
     uint32_t endBit;
-    /* Keys, at most 2^30 - 1. With countBuffer set, the bound: the plan reads a uint32 count from
-     * countBuffer at countBufferOffset (a multiple of 4) when it executes, clamped to this. */
+    /* Keys, at most 2^32 - 1 (each range within maxStorageBufferRange). With countBuffer set, the
+     * bound: the plan reads a uint32 count from countBuffer at countBufferOffset (a multiple of 4)
+     * when it executes, clamped to this. */
     uint64_t count;
     VkBuffer countBuffer;
     VkDeviceSize countBufferOffset;

@@ -7,6 +7,8 @@
 //
 //   MODE_HISTOGRAM  one read of the keys counts every pass's digits (8 bits a pass) into the scratch;
 //                   the last work-group to finish turns the counts into each digit's start;
+//   MODE_PORTION_COUNT  past 2^30 keys only (the look-back then works in portions of tiles): before
+//                   each pass after the first, a read of its input counts its digits a portion;
 //   MODE_SMALL      at most a tile of keys: one work-group loads them, ranks them by every digit
 //                   in turn in shared memory, and writes them once (one dispatch, no scratch);
 //   MODE_PASS       a dispatch a pass (Onesweep's traffic: each key read once and written once):
@@ -135,10 +137,12 @@ layout(push_constant, std430) uniform Params {
     uint flags;
     uint mode;
     uint bits;       // MODE_PASS: the digit's first bit | its width << 8 | the pass << 16;
-                     // MODE_HISTOGRAM, MODE_SMALL: the first bit | the end bit << 8 | passes << 16
+                     // MODE_HISTOGRAM, MODE_SMALL: the first bit | the end bit << 8 | passes << 16;
+                     // MODE_PORTION_COUNT: the digit's first bit | its end bit << 8 | 1 << 16 | the pass << 24
     uint spin_limit; // polls of an unposted status before computing it
     uint tiles_per_group; // MODE_HISTOGRAM: tiles a work-group counts
-    uint zero;
+    uint portion_tiles;   // tiles a portion holds (a multiple of tiles_per_group): each looks back
+                          // over its own portion's tiles, so that a status word's count never passes 2^30
 } params;
 
 const uint SIZE = VKC_SORT_SIZE;
@@ -184,18 +188,32 @@ uint bits_of(uvec2 k, uint bit, uint width) {
 }
 uint key_word(uint index, uint word) { return read_word(false, index, key_words, word); }
 
+// Scratch layout (vkc/contract.h): row 0 holds each pass's digit counts, then starts; with more than
+// one portion, row 1 + q portion q's counts of each pass's digits; the statuses after the rows.
+uint portions() { return (params.tiles + params.portion_tiles - 1u) / params.portion_tiles; }
+uint histogram_rows() { return portions() > 1u ? portions() + 1u : 1u; }
+uint histogram_at(uint row, uint pass, uint digit) {
+    return VKC_SORT_HISTOGRAMS + (row * VKC_SORT_MAX_PASSES + pass) * DIGITS + digit;
+}
+
 // ---- MODE_HISTOGRAM ---------------------------------------------------------------------------
 shared bool histogram_last; // this work-group finished the counting dispatch last
 // The work-group's counts in vkc_radix_stage (passes x 256 words), added to the scratch's at the end.
+// MODE_HISTOGRAM counts every pass's digits into row 0, and with several portions pass 0's into its
+// portion's row too. A portion's keys change from pass to pass (each pass moves them), so before
+// each later pass MODE_PORTION_COUNT counts that pass's digits of its input into the portions' rows.
 void count_digits() {
     const uint t = gl_LocalInvocationIndex;
-    const uint begin = params.bits & 0xffu, end = (params.bits >> 8u) & 0xffu, passes = params.bits >> 16u;
+    const uint begin = params.bits & 0xffu, end = (params.bits >> 8u) & 0xffu, passes = (params.bits >> 16u) & 0xffu;
+    const bool recount = params.mode == VKC_SORT_MODE_PORTION_COUNT;
+    const uint counted_pass = params.bits >> 24u; // the first pass counted: MODE_PORTION_COUNT's
     for (uint w = t; w < passes * DIGITS; w += SIZE) vkc_radix_stage[w] = 0u;
     barrier();
     const uint count = key_count();
     const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     const uint first_tile = group * params.tiles_per_group;
     const uint last_tile = min(first_tile + params.tiles_per_group, params.tiles);
+    const uint portion = first_tile / params.portion_tiles; // the group's tiles are all in it
     for (uint tile = first_tile; tile < last_tile; ++tile) {
         // A tile's loads all issued before its counts: each waits on memory once, not 16 times.
         uint keys[VKC_ITEMS], highs[VKC_ITEMS];
@@ -214,10 +232,14 @@ void count_digits() {
         }
     }
     barrier();
+    const bool portioned = portions() > 1u;
     for (uint w = t; w < passes * DIGITS; w += SIZE) {
         uint n = vkc_radix_stage[w];
-        if (n != 0u) atomicAdd(state[VKC_SORT_HISTOGRAMS + w], n);
+        if (n == 0u) continue;
+        if (!recount) atomicAdd(state[histogram_at(0u, 0u, 0u) + w], n);
+        if (portioned && w < DIGITS) atomicAdd(state[histogram_at(1u + portion, counted_pass, w)], n);
     }
+    if (recount) return;
     // The last work-group to finish turns every pass's counts into its digits' starts (their
     // exclusive scan), which the passes' tiles then read instead of each scanning the counts.
     memoryBarrierBuffer(); // this group's counts before its count of finished groups
@@ -232,7 +254,7 @@ void count_digits() {
     if (!histogram_last) return;
     memoryBarrierBuffer(); // every group's counts before the reads below
     for (uint p = 0u; p < passes; ++p) {
-        const uint at = VKC_SORT_HISTOGRAMS + p * DIGITS + t;
+        const uint at = histogram_at(0u, p, t);
         const uint n = owns_digit() ? atomicLoad(state[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) : 0u;
         const uint start = vkc_workgroup_scan_exclusive_add(n);
         if (owns_digit()) state[at] = start;
@@ -250,8 +272,9 @@ uint digit_of(uint lo, uint hi) { return bits_of(ordered(lo, hi), digit_bit(), (
 // Pass p posts in array p % 2, which pass p - 2 left posted: pass p zeroes its tiles' words in the
 // other array (pass p - 1's, finished) for pass p + 1. Tiles past an IndirectCount's count post in
 // no pass, so their words stay zero.
+uint statuses; // the first status word: after every portion's counts (set once a tile)
 uint status_at(uint tile, uint digit, uint parity) {
-    return VKC_SORT_STATUSES + (parity * params.tiles + tile) * DIGITS + digit;
+    return statuses + (parity * params.tiles + tile) * DIGITS + digit;
 }
 uint status_at(uint tile, uint digit) { return status_at(tile, digit, (params.bits >> 16u) & 1u); }
 void post(uint tile, uint digit, uint flag, uint value) {
@@ -290,9 +313,10 @@ uint count_tile(uint tile, uint count) {
     return owns_digit() ? vkc_radix_stage[t] : 0u;
 }
 
-// Keys of digit t in the tiles before `tile`. Each invocation walks back over its digit's statuses
-// on its own, with no barrier (as Onesweep's look-back does), adding counts until it meets an
-// inclusive prefix (tile 0 posts its counts as one). A status still unposted after spin_limit polls
+// Keys of digit t in the tiles of its portion before `tile` (from `first`, the portion's first tile).
+// Each invocation walks back over its digit's statuses on its own, with no barrier (as Onesweep's
+// look-back does), adding counts until it meets an inclusive prefix (a portion's first tile posts its
+// counts as one). A status still unposted after spin_limit polls
 // stops the walk there; then the work-group counts the nearest such tile from its keys, every digit
 // stopped at it takes its count and walks on, and the others poll again. Each digit posts its
 // inclusive prefix (`mine` its count in this tile) as soon as its walk ends: its successors wait on
@@ -301,10 +325,10 @@ uint count_tile(uint tile, uint count) {
 // counts one tile or ends the walks): one barrier a round, the other slot cleared meanwhile.
 shared uint look_back_stuck[2];
 const uint WINDOW = 8u;       // statuses a walk reads at once (8 measured faster than 16)
-uint look_back(uint tile, uint count, uint mine) {
+uint look_back(uint tile, uint first, uint count, uint mine) {
     const uint t = gl_LocalInvocationIndex;
     uint before = 0u;
-    uint next = owns_digit() ? tile : 0u; // the walk reads tile next - 1
+    uint next = owns_digit() ? tile - first : 0u; // the walk reads tile first + next - 1
     bool forced = has_flag(VKC_SORT_FLAG_FORCE_FALLBACK) && next > 0u;
     uint steps = 0u, counted_tiles = 0u;
     for (;;) {
@@ -319,7 +343,7 @@ uint look_back(uint tile, uint count, uint mine) {
                 const uint reach = min(WINDOW, next);
                 uint words[WINDOW];
                 [[unroll]] for (uint k = 0u; k < WINDOW; ++k) {
-                    words[k] = k < reach ? atomicLoad(state[status_at(next - 1u - k, t)], gl_ScopeDevice,
+                    words[k] = k < reach ? atomicLoad(state[status_at(first + next - 1u - k, t)], gl_ScopeDevice,
                                                       gl_StorageSemanticsBuffer, gl_SemanticsRelaxed)
                                          : 0u;
                 }
@@ -357,7 +381,7 @@ uint look_back(uint tile, uint count, uint mine) {
         // The other slot was last read in the round before, by invocations all past this barrier.
         if (t == 0u) look_back_stuck[slot ^ 1u] = 0u;
         if (nearest == 0u) break;
-        uint counted = count_tile(nearest - 1u, count);
+        uint counted = count_tile(first + nearest - 1u, count);
         ++counted_tiles;
         if (stuck && next == nearest) {
             before += counted;
@@ -551,6 +575,7 @@ void copy_tile(uint keys[VKC_ITEMS], uint highs[VKC_ITEMS], uint first, uint val
 
 void sort_tile() {
     const uint t = gl_LocalInvocationIndex;
+    statuses = VKC_SORT_HISTOGRAMS + histogram_rows() * VKC_SORT_MAX_PASSES * DIGITS;
     if (t == 0u) {
         tile_index = atomicAdd(state[VKC_SORT_TICKETS + (params.bits >> 16u)], 1u);
         digit_uniform = false;
@@ -568,11 +593,15 @@ void sort_tile() {
     const uint first = tile * TILE;
     const uint valid = min(TILE, count - first);
     if (owns_digit()) state[status_at(tile, t, ((params.bits >> 16u) & 1u) ^ 1u)] = 0u;
-    // Digit t's start and end in the pass's output, read while the keys load. One digit holding
-    // every key means a pass that keeps the order: every tile sees it alike, and is copied where it was.
-    const uint pass_starts = VKC_SORT_HISTOGRAMS + (params.bits >> 16u) * DIGITS;
-    const uint digit_start = owns_digit() ? state[pass_starts + t] : 0u;
-    const uint digit_end = owns_digit() ? (t + 1u < DIGITS ? state[pass_starts + t + 1u] : count) : 0u;
+    // Digit t's start and end in the pass's output, and where the tile's portion's keys of digit t
+    // start (after the portions before), read while the keys load. One digit holding every key
+    // means a pass that keeps the order: every tile sees it alike, and is copied where it was.
+    const uint portion = tile / params.portion_tiles, portion_first = portion * params.portion_tiles;
+    const uint pass = params.bits >> 16u;
+    const uint digit_start = owns_digit() ? state[histogram_at(0u, pass, t)] : 0u;
+    const uint digit_end = owns_digit() ? (t + 1u < DIGITS ? state[histogram_at(0u, pass, t + 1u)] : count) : 0u;
+    uint portion_start = digit_start;
+    for (uint q = 0u; owns_digit() && q < portion; ++q) portion_start += state[histogram_at(1u + q, pass, t)];
     if (owns_digit() && digit_end - digit_start == count) digit_uniform = true;
 
     uint keys[VKC_ITEMS], highs[VKC_ITEMS], digits[VKC_ITEMS];
@@ -592,22 +621,23 @@ void sort_tile() {
     // The counts are all a successor's look-back needs: they go out before the ranking. The walk back
     // comes after it (Onesweep's order), so that the predecessors have posted meanwhile and it waits less.
     const uint mine = owns_digit() ? tile_count[t] : 0u;
-    if (owns_digit()) post(tile, t, tile == 0u ? STATUS_PREFIX : STATUS_AGGREGATE, mine);
+    if (owns_digit()) post(tile, t, tile == portion_first ? STATUS_PREFIX : STATUS_AGGREGATE, mine);
 
     uvec4 values[VKC_ITEMS];
     load_values(values, first, valid);
     uint ranks[VKC_ITEMS];
     rank_items(digits, ranks, keys, highs, values);
-    uint before = look_back(tile, count, mine);
-    // Where each digit's keys go: the digit's start in the whole output (from the counting
-    // dispatch), plus its keys in the tiles before, less its first position in this tile.
+    uint before = look_back(tile, portion_first, count, mine);
+    // Where each digit's keys go: where the portion's keys of the digit start in the whole output
+    // (from the counting dispatch), plus its keys in the portion's tiles before, less its first
+    // position in this tile.
 #if VKC_SUBGROUP_ARITHMETIC
     // The ranking's digit starts: padding keys count as the last digit, which starts no other.
     const uint tile_start = owns_digit() ? digit_tile_start[t] : 0u;
 #else
     const uint tile_start = vkc_workgroup_scan_exclusive_add(mine);
 #endif
-    if (owns_digit()) digit_offset[t] = digit_start + before - tile_start;
+    if (owns_digit()) digit_offset[t] = portion_start + before - tile_start;
 
 
     to_sorted_striped(keys, ranks);
@@ -672,6 +702,6 @@ void sort_small() {
 
 void main() {
     if (small_sort) sort_small(); // MODE_SMALL
-    else if (params.mode == VKC_SORT_MODE_HISTOGRAM) count_digits();
+    else if (params.mode == VKC_SORT_MODE_HISTOGRAM || params.mode == VKC_SORT_MODE_PORTION_COUNT) count_digits();
     else sort_tile();
 }

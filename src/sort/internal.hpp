@@ -26,12 +26,22 @@ bool is_sort_key(Type key);
 uint32_t sort_passes(Type key, const SortOptions& o);
 // Throws Error naming what is wrong: the key type, the value size, the bit range, the count.
 void check_sort_arguments(Type key, uint32_t value_bytes, uint64_t count, const SortOptions& o, const char* what);
+// How a sort of count keys (at least one tile) splits into the counting dispatch's work-groups and
+// the look-back's portions.
+struct SortGrid {
+    uint64_t tiles = 1;
+    uint32_t tiles_per_group = 1; // the counting dispatch's run of tiles a work-group
+    uint32_t portion_tiles = 1;   // a multiple of tiles_per_group
+    uint64_t portions = 1;
+    uint64_t histogram_rows() const { return portions > 1 ? portions + 1 : 1; } // scratch rows of counts
+};
+SortGrid sort_grid(uint64_t count, const SortOptions& o);
 // Scratch bytes a sort of count keys needs.
-uint64_t sort_scratch_bytes_of(uint64_t count);
+uint64_t sort_scratch_bytes_of(uint64_t count, const SortOptions& o);
 
 // Push constants of radix_sort.comp (its Params block), 32 bytes like every module's.
 struct SortParams {
-    uint32_t count, tiles, flags, mode, bits, spin_limit, tiles_per_group, zero;
+    uint32_t count, tiles, flags, mode, bits, spin_limit, tiles_per_group, portion_tiles;
 };
 static_assert(sizeof(SortParams) == module_push_constant_bytes);
 static_assert(sort_tile_keys == VKC_SORT_WORKGROUP_SIZE * VKC_SORT_ITEMS);
@@ -46,8 +56,8 @@ inline bool sort_subgroup_size_fits(const DeviceInfo& dev) {
     return size <= dev.max_workgroup_invocations && size <= dev.max_workgroup_size[0];
 }
 static_assert(sort_max_count == VKC_SORT_MAX_COUNT);
-// The scratch holds VKC_SORT_MAX_PASSES histograms of 256 digits before the statuses.
-static_assert(VKC_SORT_STATUSES == VKC_SORT_HISTOGRAMS + VKC_SORT_MAX_PASSES * (1u << VKC_SORT_DIGIT_BITS));
+// A portion's status words count its keys in 30 bits.
+static_assert(uint64_t(VKC_SORT_PORTION_TILES) * sort_tile_keys < (1u << 30));
 
 struct SortPlan::State {
     struct Dispatch {
@@ -60,7 +70,7 @@ struct SortPlan::State {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorPool pool = VK_NULL_HANDLE;
     VkDescriptorSet sets[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE}; // keys -> alternate, and back
-    BufferRange scratch;       // the range the fill zeroes
+    BufferRange scratch;       // the range the fill zeroes (none for one work-group's sort)
     std::vector<Dispatch> dispatches;
     uint64_t count = 0;
     uint32_t passes = 0;

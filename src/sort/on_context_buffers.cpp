@@ -55,7 +55,7 @@ void Context::sort_buffers(Buffer& keys, Buffer* values, Type key, uint32_t valu
     }
     Buffer keys_alternate = create_buffer(key_bytes);
     Buffer values_alternate = values ? create_buffer(value_range_bytes) : Buffer();
-    Buffer scratch = create_buffer(sort_scratch_bytes_of(count));
+    Buffer scratch = create_buffer(sort_scratch_bytes_of(count, o));
     SortRanges ranges{{keys.handle(), 0, key_bytes}, whole(keys_alternate), {}, {}, whole(scratch)};
     if (values) {
         ranges.values = {values->handle(), 0, value_range_bytes};

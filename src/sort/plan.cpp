@@ -45,7 +45,7 @@ void SortPlan::record(VkCommandBuffer cmd) const {
     if (!s.core->context_alive) throw Error("SortPlan::record: the plan's Context was destroyed");
     const DeviceTable& vk = s.core->vk;
     const uint64_t failed_before = s.core->failed_allocations;
-    record_scratch_zeroing(vk, cmd, s.scratch);
+    if (s.scratch.size) record_scratch_zeroing(vk, cmd, s.scratch); // none for one work-group's sort
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
     for (size_t i = 0; i < s.dispatches.size(); ++i) {
@@ -97,14 +97,27 @@ void check_sort_arguments(Type key, uint32_t value_bytes, uint64_t count, const 
     }
 }
 
-uint64_t sort_scratch_bytes_of(uint64_t count) {
-    uint64_t tiles = std::max<uint64_t>(1, ceil_div(count, sort_tile_keys));
-    return (VKC_SORT_STATUSES + 2 * tiles * (1u << VKC_SORT_DIGIT_BITS)) * sizeof(uint32_t);
+SortGrid sort_grid(uint64_t count, const SortOptions& o) {
+    SortGrid g;
+    g.tiles = std::max<uint64_t>(1, ceil_div(count, sort_tile_keys));
+    g.tiles_per_group = uint32_t(ceil_div(g.tiles, histogram_groups));
+    // A counting work-group's tiles lie in one portion: it adds its counts to that portion's.
+    const uint32_t limit = o.test.portion_tiles ? o.test.portion_tiles : VKC_SORT_PORTION_TILES;
+    g.portion_tiles = std::max(g.tiles_per_group, limit / g.tiles_per_group * g.tiles_per_group);
+    g.portions = ceil_div(g.tiles, g.portion_tiles);
+    return g;
+}
+
+uint64_t sort_scratch_bytes_of(uint64_t count, const SortOptions& o) {
+    const SortGrid g = sort_grid(count, o);
+    const uint64_t digits = 1u << VKC_SORT_DIGIT_BITS;
+    return (VKC_SORT_HISTOGRAMS + g.histogram_rows() * VKC_SORT_MAX_PASSES * digits + 2 * g.tiles * digits) *
+           sizeof(uint32_t);
 }
 
 uint64_t DeviceState::sort_scratch_bytes(Type key, uint64_t count, const SortOptions& o) const {
     check_sort_arguments(key, 0, count, o, "sort_scratch_bytes");
-    return sort_scratch_bytes_of(count);
+    return sort_scratch_bytes_of(count, o);
 }
 
 SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t count, const SortRanges& r,
@@ -129,7 +142,7 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
                                " bytes of shared memory; the device has " + std::to_string(dev.max_shared_memory));
     }
     const uint64_t key_bytes = count * size_of(key), value_range_bytes = count * value_bytes;
-    const uint64_t scratch_need = sort_scratch_bytes_of(count);
+    const uint64_t scratch_need = sort_scratch_bytes_of(count, o);
     const uint64_t align = std::max<uint64_t>(16, dev.min_storage_buffer_offset_alignment);
     std::vector<RangeRole> roles = {{&r.keys, key_bytes, align, "keys"},
                                     {&r.keys_alternate, key_bytes, align, "alternate keys"}};
@@ -154,11 +167,11 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     const uint32_t passes = sort_passes(key, o);
     if (count == 0 || passes == 0) return plan; // nothing moves
     st.passes = passes;
-    st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
     // A tile of keys or fewer (the most an IndirectCount may give, with one) sorts in one dispatch
     // of one work-group, which holds the keys through every pass: it reads `keys` and writes the
     // range the result belongs in, `keys` itself after an even number of passes.
     const bool small = count <= sort_tile_keys;
+    if (!small) st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
     const bool small_in_place = small && passes % 2 == 0;
     const uint32_t key_size = uint32_t(size_of(key));
     const uint32_t shape = (value_bytes >= 4 ? value_bytes / 4 : value_bytes ? 1 : 0) |
@@ -188,10 +201,11 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
         write_storage_buffers(vk, device, st.sets[set], infos, sort_bindings);
     }
 
-    const uint64_t tiles = ceil_div(count, sort_tile_keys);
+    const SortGrid grid = sort_grid(count, o);
     SortParams p{};
     p.count = uint32_t(count);
-    p.tiles = uint32_t(tiles);
+    p.tiles = uint32_t(grid.tiles);
+    p.portion_tiles = grid.portion_tiles;
     p.flags = (o.descending ? VKC_SORT_FLAG_DESCENDING : 0u) |
               (o.test.force_fallback ? VKC_SORT_FLAG_FORCE_FALLBACK : 0u) |
               transform_of(key) << VKC_SORT_TRANSFORM_SHIFT;
@@ -216,14 +230,20 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     SortParams h = p;
     h.mode = VKC_SORT_MODE_HISTOGRAM;
     h.bits = o.begin_bit | end << 8 | passes << 16;
-    h.tiles_per_group = uint32_t(ceil_div(tiles, histogram_groups));
-    add(0, h, ceil_div(tiles, h.tiles_per_group));
+    h.tiles_per_group = grid.tiles_per_group;
+    add(0, h, ceil_div(grid.tiles, h.tiles_per_group));
     for (uint32_t pass = 0; pass < passes; ++pass) {
         uint32_t bit = o.begin_bit + pass * VKC_SORT_DIGIT_BITS;
+        if (pass > 0 && grid.portions > 1) { // the portions of this pass's input count its digits
+            SortParams c = h;
+            c.mode = VKC_SORT_MODE_PORTION_COUNT;
+            c.bits = bit | std::min(bit + VKC_SORT_DIGIT_BITS, end) << 8 | 1u << 16 | pass << 24;
+            add(pass % 2, c, ceil_div(grid.tiles, c.tiles_per_group));
+        }
         SortParams s = p;
         s.mode = VKC_SORT_MODE_PASS;
         s.bits = bit | std::min(VKC_SORT_DIGIT_BITS, end - bit) << 8 | pass << 16;
-        add(pass % 2, s, tiles);
+        add(pass % 2, s, grid.tiles);
     }
     return plan;
 }

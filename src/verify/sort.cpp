@@ -146,6 +146,7 @@ std::string SortCase::label() const {
     if (options.descending) s += " descending";
     if (value_bytes) s += " values " + std::to_string(value_bytes);
     if (options.test.force_fallback) s += " forced fallback";
+    if (options.test.portion_tiles) s += " portions of " + std::to_string(options.test.portion_tiles) + " tiles";
     if (options.spin_limit) s += " spin " + std::to_string(options.spin_limit);
     return s;
 }

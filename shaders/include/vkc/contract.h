@@ -92,6 +92,7 @@
 #define VKC_SORT_MODE_HISTOGRAM 0u   // every pass's digit counts, in one read of the keys
 #define VKC_SORT_MODE_PASS 1u        // one digit: rank each tile, look back, scatter
 #define VKC_SORT_MODE_SMALL 2u       // a tile of keys or fewer: one work-group, every pass
+#define VKC_SORT_MODE_PORTION_COUNT 3u // past one portion: a pass's digits of each portion of its input
 #define VKC_SORT_FLAG_DESCENDING 1u
 #define VKC_SORT_FLAG_FORCE_FALLBACK 2u // test setting: never trust the previous tile's post
 #define VKC_SORT_FLAG_COUNT_ON_DEVICE 4u // the count from binding 3 (its word in bits 24-31)
@@ -106,17 +107,19 @@
 #define VKC_SORT_NARROW_VALUE_SHIFT 10u
 #define VKC_SORT_SMALL_SHIFT 12u // 1: MODE_SMALL's pipeline, which compiles that mode alone (its registers apart)
 // Scratch words: a ticket a pass (eight), three statistics, the counting dispatch's finished
-// work-groups, then 256 digit counts a pass (the digits' starts once the counting dispatch ends),
-// then two arrays of a status word a (tile, digit), pass p posting in array p % 2. A status word is
-// flag << 30 | a count (30 bits).
+// work-groups, then rows of 8 x 256 digit counts (pass, digit): row 0 every key's (the digits' starts
+// once the counting dispatch ends) and, with more than one portion, a row a portion; then two arrays
+// of a status word a (tile, digit), pass p posting in array p % 2. A status word is flag << 30 | a
+// count (30 bits): past that many keys the tiles look back in portions, each over its own tiles only
+// (VKC_SORT_PORTION_TILES tiles, rounded down to whole runs of the counting dispatch's work-groups).
 #define VKC_SORT_TICKETS 0u
 #define VKC_SORT_STAT_STEPS 8u    // with FLAG_STATS: statuses read by the digits' walks, all passes
 #define VKC_SORT_STAT_COUNTED 9u  // tiles counted from their keys (the fallback)
 #define VKC_SORT_STAT_TILES 10u   // tiles sorted
 #define VKC_SORT_HISTOGRAM_DONE 11u // work-groups of the counting dispatch finished
 #define VKC_SORT_HISTOGRAMS 16u
-#define VKC_SORT_STATUSES 2064u // VKC_SORT_HISTOGRAMS + 8 x 256
-#define VKC_SORT_MAX_COUNT 1073741823u // keys one sort takes: 2^30 - 1, the status word's count
+#define VKC_SORT_PORTION_TILES 262143u // tiles whose keys a status word counts: (2^30 - 1) / 4096
+#define VKC_SORT_MAX_COUNT 4294967295u // keys one sort takes: 2^32 - 1, a uint index
 
 // ---- select.comp: device-wide select, unique and partition (src/select/) ----
 #define VKC_SELECT_WORKGROUP_SIZE 256u
