@@ -206,7 +206,7 @@ void count_digits() {
     const uint t = gl_LocalInvocationIndex;
     const uint begin = params.bits & 0xffu, end = (params.bits >> 8u) & 0xffu, passes = (params.bits >> 16u) & 0xffu;
     const bool recount = params.mode == VKC_SORT_MODE_PORTION_COUNT;
-    const uint counted_pass = params.bits >> 24u; // the first pass counted: MODE_PORTION_COUNT's
+    const uint counted_pass = params.bits >> 24u; // MODE_PORTION_COUNT's pass (MODE_HISTOGRAM: 0)
     for (uint w = t; w < passes * DIGITS; w += SIZE) vkc_radix_stage[w] = 0u;
     barrier();
     const uint count = key_count();
@@ -272,7 +272,7 @@ uint digit_of(uint lo, uint hi) { return bits_of(ordered(lo, hi), digit_bit(), (
 // Pass p posts in array p % 2, which pass p - 2 left posted: pass p zeroes its tiles' words in the
 // other array (pass p - 1's, finished) for pass p + 1. Tiles past an IndirectCount's count post in
 // no pass, so their words stay zero.
-uint statuses; // the first status word: after every portion's counts (set once a tile)
+uint statuses; // the first status word, after the rows of counts (set once a tile)
 uint status_at(uint tile, uint digit, uint parity) {
     return statuses + (parity * params.tiles + tile) * DIGITS + digit;
 }
@@ -316,9 +316,9 @@ uint count_tile(uint tile, uint count) {
 // Keys of digit t in the tiles of its portion before `tile` (from `first`, the portion's first tile).
 // Each invocation walks back over its digit's statuses on its own, with no barrier (as Onesweep's
 // look-back does), adding counts until it meets an inclusive prefix (a portion's first tile posts its
-// counts as one). A status still unposted after spin_limit polls
-// stops the walk there; then the work-group counts the nearest such tile from its keys, every digit
-// stopped at it takes its count and walks on, and the others poll again. Each digit posts its
+// counts as one). A status still unposted after spin_limit polls stops the walk there; then the
+// work-group counts the nearest such tile from its keys, every digit stopped at it takes its count
+// and walks on, and the others poll again. Each digit posts its
 // inclusive prefix (`mine` its count in this tile) as soon as its walk ends: its successors wait on
 // it, not on this tile's other digits.
 // 1 + the nearest tile a walk stopped at (0: none), in two slots that take turns a round (a round
