@@ -23,8 +23,8 @@ namespace vkc::tool {
 
 bool SweepOptions::take(Arguments& args) {
     if (args.is("--device")) device = args.text();
-    else if (args.is("--min-log2")) min_log2 = args.number(10, 29);
-    else if (args.is("--max-log2")) max_log2 = args.number(10, 29);
+    else if (args.is("--min-log2")) min_log2 = args.number(10, largest_log2);
+    else if (args.is("--max-log2")) max_log2 = args.number(10, largest_log2);
     else if (args.is("--step")) step = args.number(1, 20);
     else if (args.is("--runs")) runs = args.number(1, 1000);
     else if (args.is("--cub")) cub_csv = args.text();

@@ -21,6 +21,7 @@ namespace vkc::tool {
 struct SweepOptions {
     std::string device;
     int min_log2 = 16, max_log2 = 28, step = 2, runs = 15;
+    int largest_log2 = 29; // what --min-log2 and --max-log2 take at most
     std::string cub_csv;
     bool take(Arguments& args); // the current option, if it is one of these
     void check() const;         // UsageError where the sizes run backwards

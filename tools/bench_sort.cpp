@@ -209,7 +209,7 @@ const char* bench_sort_usage =
     "  bench sort [options]        device-wide radix sort of u32, f32 and u64 keys and u32 pairs by size; keys a\n"
     "                              (--narrow: u8, u16 and f16 keys and u16 keys with u32 values)\n"
     "                              second, ratio to a copy of the passes' bytes, and to CUB when given\n"
-    "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15\n"
+    "    --device X --min-log2 16 --max-log2 28 --step 2 --runs 15 (up to 30 with --narrow)\n"
     "    --end-bit N (sort by key bits [0, N): N / 8 passes, to price a pass)\n"
     "    --key-bits N (u32 and u64 keys below 2^N: the passes above copy; no CUB ratios)\n"
     "    --cub FILE (output of bench/cuda/cub_sort)\n";
@@ -218,6 +218,7 @@ int bench_sort(int argc, char** argv) {
     Arguments args(argc, argv);
     args.next(); // "sort"
     SortBenchOptions o;
+    o.largest_log2 = 30; // 2^30 8- and 16-bit keys: a sort in portions
     while (args.next()) {
         if (o.take(args)) continue;
         if (args.is("--end-bit")) o.end_bit = args.number<uint32_t>(1, 32);
@@ -226,6 +227,7 @@ int bench_sort(int argc, char** argv) {
         else args.unknown();
     }
     o.check();
+    if (o.max_log2 > 29 && !o.narrow) throw UsageError("bench sort: --max-log2 30 takes --narrow (8- and 16-bit keys)");
     return run(o);
 }
 

@@ -51,6 +51,9 @@ const uint narrow_value_bytes = (sort_shape >> VKC_SORT_NARROW_VALUE_SHIFT) & 3u
 // A plan of a tile or fewer runs MODE_SMALL alone, on a pipeline of its own: registers are allotted
 // for the hungriest mode a pipeline compiles, and the passes' pipeline must not pay for this one.
 const bool small_sort = ((sort_shape >> VKC_SORT_SMALL_SHIFT) & 1u) != 0u;
+// Past 2^30 keys the look-back works in portions of tiles, on a pipeline of its own: elsewhere every
+// tile's portion is the constant 0, and the pass compiles as if portions did not exist.
+const bool portioned = ((sort_shape >> VKC_SORT_PORTIONS_SHIFT) & 1u) != 0u;
 #if ITEM_BYTES == 1
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -190,8 +193,9 @@ uint key_word(uint index, uint word) { return read_word(false, index, key_words,
 
 // Scratch layout (vkc/contract.h): row 0 holds each pass's digit counts, then starts; with more than
 // one portion, row 1 + q portion q's counts of each pass's digits; the statuses after the rows.
-uint portions() { return (params.tiles + params.portion_tiles - 1u) / params.portion_tiles; }
-uint histogram_rows() { return portions() > 1u ? portions() + 1u : 1u; }
+uint portions() { return portioned ? (params.tiles + params.portion_tiles - 1u) / params.portion_tiles : 1u; }
+uint portion_of(uint tile) { return portioned ? tile / params.portion_tiles : 0u; }
+uint histogram_rows() { return portioned ? portions() + 1u : 1u; }
 uint histogram_at(uint row, uint pass, uint digit) {
     return VKC_SORT_HISTOGRAMS + (row * VKC_SORT_MAX_PASSES + pass) * DIGITS + digit;
 }
@@ -213,7 +217,7 @@ void count_digits() {
     const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     const uint first_tile = group * params.tiles_per_group;
     const uint last_tile = min(first_tile + params.tiles_per_group, params.tiles);
-    const uint portion = first_tile / params.portion_tiles; // the group's tiles are all in it
+    const uint portion = portion_of(first_tile); // the group's tiles are all in it
     for (uint tile = first_tile; tile < last_tile; ++tile) {
         // A tile's loads all issued before its counts: each waits on memory once, not 16 times.
         uint keys[VKC_ITEMS], highs[VKC_ITEMS];
@@ -232,7 +236,6 @@ void count_digits() {
         }
     }
     barrier();
-    const bool portioned = portions() > 1u;
     for (uint w = t; w < passes * DIGITS; w += SIZE) {
         uint n = vkc_radix_stage[w];
         if (n == 0u) continue;
@@ -596,7 +599,7 @@ void sort_tile() {
     // Digit t's start and end in the pass's output, and where the tile's portion's keys of digit t
     // start (after the portions before), read while the keys load. One digit holding every key
     // means a pass that keeps the order: every tile sees it alike, and is copied where it was.
-    const uint portion = tile / params.portion_tiles, portion_first = portion * params.portion_tiles;
+    const uint portion = portion_of(tile), portion_first = portion * params.portion_tiles;
     const uint pass = params.bits >> 16u;
     const uint digit_start = owns_digit() ? state[histogram_at(0u, pass, t)] : 0u;
     const uint digit_end = owns_digit() ? (t + 1u < DIGITS ? state[histogram_at(0u, pass, t + 1u)] : count) : 0u;

@@ -174,11 +174,13 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
     if (!small) st.scratch = {r.scratch.buffer, r.scratch.offset, scratch_need};
     const bool small_in_place = small && passes % 2 == 0;
     const uint32_t key_size = uint32_t(size_of(key));
+    const SortGrid grid = sort_grid(count, o);
     const uint32_t shape = (value_bytes >= 4 ? value_bytes / 4 : value_bytes ? 1 : 0) |
                            (key_size == 8 ? 1u : 0u) << VKC_SORT_KEY_WORDS_SHIFT |
                            (key_size < 4 ? key_size : 0u) << VKC_SORT_NARROW_KEY_SHIFT |
                            (value_bytes < 4 ? value_bytes : 0u) << VKC_SORT_NARROW_VALUE_SHIFT |
-                           (small ? 1u : 0u) << VKC_SORT_SMALL_SHIFT;
+                           (small ? 1u : 0u) << VKC_SORT_SMALL_SHIFT |
+                           (grid.portions > 1 ? 1u : 0u) << VKC_SORT_PORTIONS_SHIFT;
     st.pipeline = pipelines.pipeline(*m, {size}, m->path == Path::subgroup, 0, false, shape);
 
     allocate_sets(vk, device, allocator, pipelines.set_layout, 2, st.pool, st.sets);
@@ -201,7 +203,6 @@ SortPlan DeviceState::make_sort_plan(Type key, uint32_t value_bytes, uint64_t co
         write_storage_buffers(vk, device, st.sets[set], infos, sort_bindings);
     }
 
-    const SortGrid grid = sort_grid(count, o);
     SortParams p{};
     p.count = uint32_t(count);
     p.tiles = uint32_t(grid.tiles);

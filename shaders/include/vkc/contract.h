@@ -100,12 +100,13 @@
 #define VKC_SORT_TRANSFORM_SHIFT 4u     // bits 4-5: the key's bits are 0 uint, 1 int, 2 float
 // VKC_SPEC_KERNEL: 32-bit words of a value (0: keys only, 1, 2 or 4) | key words - 1 (0 or 1) << 4 |
 // 8- or 16-bit keys' bytes (1 or 2; 0: 32- and 64-bit keys) << 8 | 1- or 2-byte values' bytes << 10
-// (their value words are 1) | 1 << 12 for MODE_SMALL's pipeline; the narrow fields in the uchar
-// module only, which reads such items.
+// (their value words are 1) | 1 << 12 for MODE_SMALL's pipeline | 1 << 13 for a sort of more than
+// one portion; the narrow fields in the uchar module only, which reads such items.
 #define VKC_SORT_KEY_WORDS_SHIFT 4u
 #define VKC_SORT_NARROW_KEY_SHIFT 8u
 #define VKC_SORT_NARROW_VALUE_SHIFT 10u
 #define VKC_SORT_SMALL_SHIFT 12u // 1: MODE_SMALL's pipeline, which compiles that mode alone (its registers apart)
+#define VKC_SORT_PORTIONS_SHIFT 13u // 1: more than one portion; only that pipeline computes portions
 // Scratch words: a ticket a pass (eight), three statistics, the counting dispatch's finished
 // work-groups, then rows of 8 x 256 digit counts (pass, digit): row 0 every key's (the digits' starts
 // once the counting dispatch ends) and, with more than one portion, a row a portion; then two arrays
